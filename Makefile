@@ -1,0 +1,25 @@
+# The README's commands. Each installs what it needs on a fresh Debian machine with Swift.
+SWIFT ?= swift
+SOURCES := Package.swift Sources Plugins Tests
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: deps lint test format
+
+# libinotifytools backs the file watcher; Debian ships it without a pkg-config file.
+deps:
+	@dpkg -s libinotifytools0-dev >/dev/null 2>&1 || { \
+	  echo "installing libinotifytools0-dev"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q libinotifytools0-dev; }
+
+lint:
+	$(SWIFT) format lint --strict --recursive $(SOURCES)
+
+# The whole suite, then the exclusivity tests again in a release build, where the optimiser
+# could hide (or cause) an overlapping access that a debug build catches.
+test: deps lint
+	$(SWIFT) test --parallel
+	$(SWIFT) test -c release --filter WithLockTests
+
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(SOURCES)

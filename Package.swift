@@ -1,0 +1,49 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+  name: "Tether",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "Tether", targets: ["Tether"]),
+    .library(name: "TetherInMemory", targets: ["TetherInMemory"]),
+    .library(name: "TetherTesting", targets: ["TetherTesting"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2")
+  ],
+  targets: [
+    .target(
+      name: "Tether",
+      dependencies: [.product(name: "Logging", package: "swift-log")],
+      swiftSettings: swiftSettings
+    ),
+    .target(
+      name: "TetherInMemory",
+      dependencies: ["Tether"],
+      path: "Plugins/InMemory",
+      swiftSettings: swiftSettings
+    ),
+    .target(
+      name: "TetherTesting",
+      dependencies: ["Tether", "TetherInMemory"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TetherTests",
+      dependencies: ["Tether", "TetherInMemory", "TetherTesting"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TetherInMemoryTests",
+      dependencies: ["Tether", "TetherInMemory", "TetherTesting"],
+      swiftSettings: swiftSettings
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

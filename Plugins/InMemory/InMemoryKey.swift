@@ -1,0 +1,66 @@
+public import Tether
+
+extension SharedReaderKey {
+  /// A value kept in memory for the life of the process (or of a `withBootstrap` scope).
+  ///
+  /// ```swift
+  /// @Shared(.inMemory("count")) var count = 0
+  /// ```
+  public static func inMemory<Value>(_ name: String) -> Self where Self == InMemoryKey<Value> {
+    InMemoryKey(name)
+  }
+}
+
+/// A key whose value lives in memory: shared by every holder of the name in the current scope,
+/// and kept after the last holder is released.
+///
+/// This is the smallest complete strategy: the model for an app's own.
+public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
+  /// The name the value is stored under.
+  public let name: String
+  private let cell: InMemoryStorage.Cell
+
+  init(_ name: String) {
+    self.name = name
+    self.cell = TetherScope.current.local(InMemoryStorage.self) { InMemoryStorage() }
+      .cell(named: name, of: Value.self)
+  }
+
+  /// The name and the scope the value lives in.
+  public var id: InMemoryKeyID { InMemoryKeyID(name: name, cell: ObjectIdentifier(cell)) }
+
+  /// `.inMemory("name")`.
+  public var description: String { ".inMemory(\(String(reflecting: name)))" }
+
+  /// Resumes with the stored value; the first holder's default is stored when there is none.
+  public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
+    if let value = cell.value(as: Value.self) {
+      continuation.resume(returning: value)
+    } else if let initialValue = context.initialValue {
+      cell.store(initialValue)
+      continuation.resumeReturningInitialValue()
+    } else {
+      continuation.resumeReturningInitialValue()
+    }
+  }
+
+  /// Nothing changes an in-memory value except its shared reference, so there is nothing to
+  /// deliver.
+  public func subscribe(
+    context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
+  ) -> SharedSubscription {
+    SharedSubscription {}
+  }
+
+  /// Stores the value.
+  public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
+    cell.store(value)
+    continuation.resume()
+  }
+}
+
+/// Identifies an in-memory value: its name, its type and the scope it lives in.
+public struct InMemoryKeyID: Hashable, Sendable {
+  let name: String
+  let cell: ObjectIdentifier
+}

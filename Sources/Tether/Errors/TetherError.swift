@@ -1,0 +1,61 @@
+public import Foundation
+
+/// Every error Tether itself reports.
+///
+/// Each case renders a message a user can act on. Where the error comes from a file, the message
+/// starts with `file:line`, the way compilers report errors, so editors and terminals can jump to
+/// it:
+///
+/// ```swift
+/// do {
+///   try TetherSystem.bootstrap(configuration: .file("Config/tether.conf"), strategies: [...])
+/// } catch {
+///   print(error)  // Config/tether.conf:7: unknown strategy "fiel"; registered: defaults, file, memory
+/// }
+/// ```
+public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+  /// `TetherSystem.bootstrap` was called a second time in this process.
+  case alreadyBootstrapped
+  /// A registered key was used before `TetherSystem.bootstrap` ran.
+  case notBootstrapped(key: String)
+  /// The configuration maps no strategy to this key name and has no `*` fallback.
+  case unmappedKey(String, origin: String)
+  /// The strategy `kind` cannot store values of the given type for `key`.
+  case unsupportedType(String, key: String, kind: String)
+  /// The configuration text itself is malformed; `location` is `file:line`.
+  case invalidConfiguration(message: String, location: String)
+  /// A strategy option has a value that cannot be used; `location` is `file:line`.
+  case invalidOption(name: String, message: String, location: String)
+  /// A stored value cannot be read back as the key's type; `location` is `file:line`.
+  case invalidValue(key: String, message: String, location: String)
+  /// `Shared(require:)` found no stored value for the key.
+  case noValue(key: String)
+
+  /// The message, prefixed with `file:line` when the error has a location.
+  public var description: String {
+    switch self {
+    case .alreadyBootstrapped:
+      return "TetherSystem.bootstrap was already called in this process; it may run only once "
+        + "(tests use TetherSystem.withBootstrap for a scoped registry)"
+    case .notBootstrapped(let key):
+      return "key \"\(key)\" was used before TetherSystem.bootstrap(configuration:strategies:); "
+        + "bootstrap at startup, before the first @Shared is created"
+    case .unmappedKey(let key, let origin):
+      return "\(origin): no entry in [keys] maps \"\(key)\" and there is no \"*\" fallback; "
+        + "add \"\(key) = <strategy>\" under [keys]"
+    case .unsupportedType(let type, let key, let kind):
+      return "key \"\(key)\": strategy \"\(kind)\" cannot store values of type \(type)"
+    case .invalidConfiguration(let message, let location):
+      return "\(location): \(message)"
+    case .invalidOption(let name, let message, let location):
+      return "\(location): option \"\(name)\": \(message)"
+    case .invalidValue(let key, let message, let location):
+      return "\(location): key \"\(key)\": \(message)"
+    case .noValue(let key):
+      return "no value is stored for \(key)"
+    }
+  }
+
+  /// The same text as ``description``.
+  public var errorDescription: String? { description }
+}

@@ -1,0 +1,21 @@
+/// The storage behind a `SharedReader`: a value that can be read, observed and reloaded.
+///
+/// Reading `wrappedValue` registers an Observation access; every change fires Observation's
+/// `onChange` synchronously on the changing thread, then calls the `observe` callbacks there.
+package protocol Reference<Value>: AnyObject, Sendable, CustomStringConvertible {
+  associatedtype Value: Sendable
+  var wrappedValue: Value { get }
+  var isLoading: Bool { get }
+  var loadError: (any Error)? { get }
+  func load() async throws
+  /// Calls `observer` with the current value now, then with every change, until the returned
+  /// subscription is cancelled or released.
+  func observe(_ observer: @escaping @Sendable (Value) -> Void) -> SharedSubscription
+}
+
+/// The storage behind a `Shared`: a reference that can also be mutated and saved.
+package protocol MutableReference<Value>: Reference {
+  var saveError: (any Error)? { get }
+  func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R
+  func save() async throws
+}

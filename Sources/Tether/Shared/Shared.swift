@@ -1,0 +1,191 @@
+public import Observation
+
+/// A value shared by every holder of its key, kept wherever the key stores it.
+///
+/// ```swift
+/// @Shared(.inMemory("count")) var count = 0
+/// $count.withLock { $0 += 1 }  // every holder of "count" sees 1, at once
+/// ```
+///
+/// `withLock` is the only way to mutate. Reads are cheap and participate in Observation: an
+/// `@Observable` model (or any `withObservationTracking`) that reads a shared value is told of
+/// every change, synchronously, on the thread that made it, including changes that arrive from
+/// the key's storage (another process editing the file, for instance).
+///
+/// A `Sendable` final class holds `let count = Shared(.count)` rather than a `@Shared var`:
+/// property-wrapper storage is a `var`.
+@propertyWrapper
+@dynamicMemberLookup
+public struct Shared<Value: Sendable>: Sendable {
+  package typealias Box = ReferenceBox<Value, any MutableReference<Value>>
+  package let box: Box
+
+  package init(reference: any MutableReference<Value>) {
+    self.box = Box(reference) { reference, observer in reference.observe(observer) }
+  }
+
+  /// Shares the value of `key`, using `wrappedValue` only if nothing is live or stored yet.
+  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
+    self.init(reference: Self.reference(for: key, initialValue: wrappedValue))
+  }
+
+  /// Shares the value of a key that carries its own default.
+  ///
+  /// ```swift
+  /// extension SharedKey where Self == InMemoryKey<Int>.Default {
+  ///   static var count: Self { Self[.inMemory("count"), default: 0] }
+  /// }
+  /// @Shared(.count) var count
+  /// ```
+  public init<Key: SharedKey<Value>>(_ key: Key.Default) {
+    self.init(wrappedValue: key.defaultValue(), key.base)
+  }
+
+  /// Shares the value of a key that carries its own default, overriding that default.
+  ///
+  /// The override is used only if nothing is live or stored yet.
+  public init<Key: SharedKey<Value>>(wrappedValue: @autoclosure () -> Value, _ key: Key.Default) {
+    self.init(wrappedValue: wrappedValue(), key.base)
+  }
+
+  /// Shares an optional value whose default is `nil`: `@Shared(.fileStorage(url)) var user: User?`.
+  @_disfavoredOverload
+  public init<Wrapped>(_ key: some SharedKey<Value>) where Value == Wrapped? {
+    self.init(wrappedValue: nil, key)
+  }
+
+  /// Loads `key` and shares its value; throws when the load fails or nothing is stored.
+  ///
+  /// ```swift
+  /// let settings = try await Shared(require: .fileStorage(settingsURL))
+  /// ```
+  public init(require key: some SharedKey<Value>) async throws {
+    let value = try await key.loadRequired()
+    let reference = TetherScope.current.references.reference(
+      id: AnyHashable(key.id), reader: key, writer: key, skipInitialLoad: true
+    ) { value }
+    reference.finishLoad(.success(value))
+    self.init(reference: reference)
+  }
+
+  /// A shared value with no key: copies see each other's changes, nothing is stored.
+  public init(value: Value) {
+    self.init(reference: StoredReference(value: value))
+  }
+
+  /// Unwraps a shared optional; `nil` when it is `nil` now.
+  ///
+  /// Later, while the parent is `nil`, this keeps its last value; it follows the parent again
+  /// once the parent has a value.
+  public init?(_ base: Shared<Value?>) {
+    guard let reference = UnwrappedReference(base: base.box.reference) else { return nil }
+    self.init(reference: reference)
+  }
+
+  /// Property-wrapper plumbing: `@Shared var count: Int` initialised from `$count`.
+  public init(projectedValue: Shared<Value>) {
+    self = projectedValue
+  }
+
+  /// The current value; mutate it with ``withLock(_:)``.
+  public var wrappedValue: Value { box.reference.wrappedValue }
+
+  /// This shared value; assigning re-keys it, and every copy of it.
+  ///
+  /// ```swift
+  /// $count = Shared(.inMemory("other"))
+  /// ```
+  public var projectedValue: Shared<Value> {
+    get { self }
+    nonmutating set { box.rekey(to: newValue.box.reference) }
+  }
+
+  /// Mutates the value under the reference's lock and saves it when it changed.
+  ///
+  /// A change is by `==` when `Value` is `Equatable`, every call otherwise; it notifies every
+  /// holder and Observation before this returns, then calls the key's `save(context: .didSet)`.
+  /// Reading the value inside `body` gives the value before this mutation.
+  ///
+  /// ```swift
+  /// $facts.withLock { $0.append(fact) }
+  /// ```
+  public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    try box.reference.withLock(body)
+  }
+
+  /// Reloads the value from its key; rethrows the key's error (also kept in ``loadError``).
+  public func load() async throws {
+    try await box.reference.load()
+  }
+
+  /// Re-keys this shared value (and every copy) to `key`, then loads it.
+  ///
+  /// The value stays as it is until the load finishes, and if nothing is stored under `key`.
+  public func load(_ key: some SharedKey<Value>) async throws {
+    let current = wrappedValue
+    let reference = Self.reference(for: key, skipInitialLoad: true) { current }
+    box.rekey(to: reference)
+    try await reference.load()
+  }
+
+  /// Saves the value now, bypassing any throttle; rethrows the key's error.
+  public func save() async throws {
+    try await box.reference.save()
+  }
+
+  /// Whether the key is still loading the value.
+  public var isLoading: Bool { box.reference.isLoading }
+
+  /// The last load error, until a later load or save succeeds.
+  public var loadError: (any Error)? { box.reference.loadError }
+
+  /// The last save error, until a later save succeeds.
+  public var saveError: (any Error)? { box.reference.saveError }
+
+  /// The current value, then each distinct change, including changes made outside this process.
+  ///
+  /// Each iteration starts from the value current at that time, and follows re-keying.
+  ///
+  /// ```swift
+  /// for await count in $count.changes { render(count) }
+  /// ```
+  public var changes: some AsyncSequence<Value, Never> & Sendable {
+    SharedChanges(listen: box.listen)
+  }
+
+  /// A writable projection: `$settings.theme` writes through to `settings`.
+  public subscript<Member>(dynamicMember keyPath: WritableKeyPath<Value, Member>) -> Shared<Member>
+  {
+    Shared<Member>(reference: KeyPathReference(base: box.reference, keyPath: keyPath))
+  }
+
+  /// A read-only projection of a property that cannot be written.
+  public subscript<Member>(dynamicMember keyPath: KeyPath<Value, Member>) -> SharedReader<Member> {
+    SharedReader<Member>(reference: ReadOnlyKeyPathReference(base: box.reference, keyPath: keyPath))
+  }
+
+  private static func reference(
+    for key: some SharedKey<Value>, skipInitialLoad: Bool = false,
+    initialValue: () -> Value
+  ) -> StoredReference<Value> {
+    TetherScope.current.references.reference(
+      id: AnyHashable(key.id), reader: key, writer: key, skipInitialLoad: skipInitialLoad,
+      initialValue: initialValue)
+  }
+}
+
+extension Shared: CustomStringConvertible {
+  /// `Shared<Int>(.inMemory("count"))`, or `Shared<Int>(value: 0)` for a value with no key.
+  public var description: String {
+    "Shared<\(Value.self)>(\(box.reference.description))"
+  }
+}
+
+extension Shared: Equatable where Value: Equatable {
+  /// Shared values are equal when their current values are.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.wrappedValue == rhs.wrappedValue
+  }
+}
+
+extension Shared: Observable {}

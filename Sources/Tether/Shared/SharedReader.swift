@@ -1,0 +1,141 @@
+public import Observation
+
+/// A read-only view of a shared value: it follows every change, and cannot make one.
+///
+/// ```swift
+/// @SharedReader(.defaults("theme")) var theme = "light"
+/// ```
+@propertyWrapper
+@dynamicMemberLookup
+public struct SharedReader<Value: Sendable>: Sendable {
+  package typealias Box = ReferenceBox<Value, any Reference<Value>>
+  package let box: Box
+
+  package init(reference: any Reference<Value>) {
+    self.box = Box(reference) { reference, observer in reference.observe(observer) }
+  }
+
+  /// Reads the value of `key`, using `wrappedValue` only if nothing is live or stored yet.
+  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedReaderKey<Value>) {
+    self.init(reference: Self.reference(for: key, writer: nil, initialValue: wrappedValue))
+  }
+
+  /// Reads the value of a writable key; holders with `@Shared` share the same reference.
+  @_disfavoredOverload
+  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
+    self.init(reference: Self.reference(for: key, writer: key, initialValue: wrappedValue))
+  }
+
+  /// Reads the value of a key that carries its own default.
+  public init<Key: SharedReaderKey<Value>>(_ key: Key.Default) {
+    self.init(wrappedValue: key.defaultValue(), key.base)
+  }
+
+  /// Reads the value of a key that carries its own default, overriding that default.
+  public init<Key: SharedReaderKey<Value>>(
+    wrappedValue: @autoclosure () -> Value, _ key: Key.Default
+  ) {
+    self.init(wrappedValue: wrappedValue(), key.base)
+  }
+
+  /// Reads an optional value whose default is `nil`.
+  @_disfavoredOverload
+  public init<Wrapped>(_ key: some SharedReaderKey<Value>) where Value == Wrapped? {
+    self.init(wrappedValue: nil, key)
+  }
+
+  /// Loads `key` and reads its value; throws when the load fails or nothing is stored.
+  public init(require key: some SharedReaderKey<Value>) async throws {
+    let value = try await key.loadRequired()
+    let reference = TetherScope.current.references.reference(
+      id: AnyHashable(key.id), reader: key, writer: nil, skipInitialLoad: true
+    ) { value }
+    reference.finishLoad(.success(value))
+    self.init(reference: reference)
+  }
+
+  /// A constant value with no key.
+  public init(value: Value) {
+    self.init(reference: StoredReference(value: value))
+  }
+
+  /// A read-only view of `shared`, following its changes.
+  public init(_ shared: Shared<Value>) {
+    self.init(reference: shared.box.reference)
+  }
+
+  /// Unwraps a shared optional; `nil` when it is `nil` now.
+  public init?(_ base: SharedReader<Value?>) {
+    guard let reference = UnwrappedReaderReference(base: base.box.reference) else { return nil }
+    self.init(reference: reference)
+  }
+
+  /// Property-wrapper plumbing.
+  public init(projectedValue: SharedReader<Value>) {
+    self = projectedValue
+  }
+
+  /// The current value.
+  public var wrappedValue: Value { box.reference.wrappedValue }
+
+  /// This reader; assigning re-keys it, and every copy of it.
+  public var projectedValue: SharedReader<Value> {
+    get { self }
+    nonmutating set { box.rekey(to: newValue.box.reference) }
+  }
+
+  /// Reloads the value from its key; rethrows the key's error (also kept in ``loadError``).
+  public func load() async throws {
+    try await box.reference.load()
+  }
+
+  /// Re-keys this reader (and every copy) to `key`, then loads it.
+  public func load(_ key: some SharedReaderKey<Value>) async throws {
+    let current = wrappedValue
+    let reference = TetherScope.current.references.reference(
+      id: AnyHashable(key.id), reader: key, writer: nil, skipInitialLoad: true
+    ) { current }
+    box.rekey(to: reference)
+    try await reference.load()
+  }
+
+  /// Whether the key is still loading the value.
+  public var isLoading: Bool { box.reference.isLoading }
+
+  /// The last load error, until a later load succeeds.
+  public var loadError: (any Error)? { box.reference.loadError }
+
+  /// The current value, then each distinct change; see ``Shared/changes``.
+  public var changes: some AsyncSequence<Value, Never> & Sendable {
+    SharedChanges(listen: box.listen)
+  }
+
+  /// A read-only projection: `$settings.theme`.
+  public subscript<Member>(dynamicMember keyPath: KeyPath<Value, Member>) -> SharedReader<Member> {
+    SharedReader<Member>(reference: ReadOnlyKeyPathReference(base: box.reference, keyPath: keyPath))
+  }
+
+  private static func reference(
+    for key: some SharedReaderKey<Value>, writer: (any SharedKey<Value>)?,
+    initialValue: () -> Value
+  ) -> StoredReference<Value> {
+    TetherScope.current.references.reference(
+      id: AnyHashable(key.id), reader: key, writer: writer, initialValue: initialValue)
+  }
+}
+
+extension SharedReader: CustomStringConvertible {
+  /// `SharedReader<Int>(.inMemory("count"))`.
+  public var description: String {
+    "SharedReader<\(Value.self)>(\(box.reference.description))"
+  }
+}
+
+extension SharedReader: Equatable where Value: Equatable {
+  /// Readers are equal when their current values are.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.wrappedValue == rhs.wrappedValue
+  }
+}
+
+extension SharedReader: Observable {}

@@ -1,0 +1,41 @@
+import Synchronization
+
+/// Everything that belongs to one bootstrap: the live references and each plugin's state (the
+/// in-memory values, for instance).
+///
+/// The process has one; `TetherSystem.withBootstrap` gives a task its own, so parallel tests
+/// never share values.
+package final class TetherScope: Sendable {
+  /// The scope of the process, used when no task-local scope is set.
+  package static let process = TetherScope()
+
+  @TaskLocal package static var override: TetherScope?
+
+  /// The scope that new shared values and keys join.
+  package static var current: TetherScope { override ?? process }
+
+  /// The live references of this scope.
+  package let references = PersistentReferences()
+
+  private let locals = Mutex<[ObjectIdentifier: any Sendable]>([:])
+
+  package init() {}
+
+  /// A plugin's per-scope state of type `T`, made by `make` on first use.
+  package func local<T: Sendable>(_ type: T.Type, make: () -> T) -> T {
+    locals.withLock { locals in
+      if let existing = locals[ObjectIdentifier(type)] as? T { return existing }
+      let made = make()
+      locals[ObjectIdentifier(type)] = made
+      return made
+    }
+  }
+
+  /// Runs `operation` with a fresh scope as the current one.
+  package static func withIsolatedScope<R>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ operation: () async throws -> R
+  ) async rethrows -> R {
+    try await $override.withValue(TetherScope(), operation: operation)
+  }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Observation
+import Synchronization
+import Testing
+import Tether
+import TetherInMemory
+import TetherTesting
+
+@Suite struct ObservationTests {
+  /// Runs `body` on a new plain `Thread`, which has no run loop, and returns its result.
+  private func onPlainThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+      Thread { continuation.resume(returning: body()) }.start()
+    }
+  }
+
+  /// Whether `onChange` fired, and on the thread that made the change, before `change`
+  /// returned.
+  private func firesSynchronously(
+    reading read: @escaping @Sendable () -> Void, change: @escaping @Sendable () -> Void
+  ) async -> Bool {
+    await onPlainThread {
+      let firedOn = Mutex<pthread_t?>(nil)
+      withObservationTracking {
+        read()
+      } onChange: {
+        firedOn.withLock { $0 = pthread_self() }
+      }
+      change()
+      return firedOn.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+  }
+
+  @Test func onChangeFiresBeforeWithLockReturns() async {
+    await isolated {
+      let count = Shared(wrappedValue: 0, .inMemory("count"))
+      let fired = await firesSynchronously {
+        _ = count.wrappedValue
+      } change: {
+        count.withLock { $0 += 1 }
+      }
+      #expect(fired)
+    }
+  }
+
+  @Test func onChangeFiresBeforeAnExternalYieldReturns() async {
+    await isolated {
+      let storage = TestStorage<Int>()
+      let value = Shared(wrappedValue: 0, TestKey("n", storage: storage))
+      let fired = await firesSynchronously {
+        _ = value.wrappedValue
+      } change: {
+        storage.externalChange(42)
+      }
+      #expect(fired)
+      #expect(value.wrappedValue == 42)
+    }
+  }
+
+  @Test func aProjectionIsObservedThroughItsRoot() async {
+    await isolated {
+      let settings = Shared(wrappedValue: Settings(), .inMemory("settings"))
+      let theme = settings.theme
+      let fired = await firesSynchronously {
+        _ = theme.wrappedValue
+      } change: {
+        settings.withLock { $0.theme = "dark" }
+      }
+      #expect(fired)
+    }
+  }
+
+  @Test func onChangeMayReadTheValue() async {
+    await isolated {
+      let count = Shared(wrappedValue: 0, .inMemory("count"))
+      let seen = Mutex<Int?>(nil)
+      withObservationTracking {
+        _ = count.wrappedValue
+      } onChange: {
+        seen.withLock { $0 = count.wrappedValue }
+      }
+      count.withLock { $0 = 1 }
+      // Observation calls onChange from willSet: the read sees the value before the change.
+      #expect(seen.withLock { $0 } == 0)
+    }
+  }
+
+  @Test func errorsAndLoadingAreObservable() async {
+    await isolated {
+      let storage = TestStorage<Int>()
+      let value = Shared(wrappedValue: 0, TestKey("n", storage: storage))
+      let fired = await firesSynchronously {
+        _ = value.loadError
+        _ = value.isLoading
+      } change: {
+        storage.externalError(Boom())
+      }
+      #expect(fired)
+    }
+  }
+}

@@ -1,0 +1,180 @@
+import Testing
+import Tether
+import TetherInMemory
+import TetherTesting
+
+@Suite struct SharingTests {
+  @Test func twoHoldersSeeEachOthersWrites() async {
+    await isolated {
+      @Shared(.inMemory("count")) var a = 0
+      @Shared(.inMemory("count")) var b = 0
+      $a.withLock { $0 = 5 }
+      #expect(b == 5)
+      $b.withLock { $0 += 1 }
+      #expect(a == 6)
+    }
+  }
+
+  @Test func aNewHolderSeesTheLastValueAfterAllAreReleased() async {
+    await isolated {
+      do {
+        let a = Shared(wrappedValue: 0, .inMemory("count"))
+        a.withLock { $0 = 41 }
+      }
+      #expect(TetherScope.current.references.count == 0)
+      let b = Shared(wrappedValue: 0, .inMemory("count"))
+      #expect(b.wrappedValue == 41)
+    }
+  }
+
+  @Test func theFirstDefaultPersistsAfterRelease() async {
+    await isolated {
+      do { _ = Shared(wrappedValue: 1, .inMemory("count")) }
+      let later = Shared(wrappedValue: 2, .inMemory("count"))
+      #expect(later.wrappedValue == 1)
+    }
+  }
+
+  enum Holder: CaseIterable, Sendable {
+    case writerInline, writerKeyDefault, readerInline, readerKeyDefault
+
+    /// Creates a holder of `.count` and returns its value; the key's own default is 7.
+    func make(_ inline: Int) -> (value: @Sendable () -> Int, keep: any Sendable) {
+      switch self {
+      case .writerInline:
+        let s = Shared(wrappedValue: inline, .inMemory("count"))
+        return ({ s.wrappedValue }, s)
+      case .writerKeyDefault:
+        let s = Shared(.count)
+        return ({ s.wrappedValue }, s)
+      case .readerInline:
+        let s = SharedReader(wrappedValue: inline, .inMemory("count"))
+        return ({ s.wrappedValue }, s)
+      case .readerKeyDefault:
+        let s = SharedReader(.count)
+        return ({ s.wrappedValue }, s)
+      }
+    }
+
+    func expectedDefault(_ inline: Int) -> Int {
+      self == .writerInline || self == .readerInline ? inline : 7
+    }
+  }
+
+  @Test(arguments: Holder.allCases, Holder.allCases)
+  func theFirstHoldersDefaultWins(first: Holder, second: Holder) async {
+    await isolated {
+      let a = first.make(1)
+      let b = second.make(2)
+      let expected = first.expectedDefault(1)
+      #expect(a.value() == expected)
+      #expect(b.value() == expected)
+      _ = (a.keep, b.keep)
+    }
+  }
+
+  @Test func aDefaultKeyNeedsNoInlineDefault() async {
+    await isolated {
+      @Shared(.count) var count
+      #expect(count == 7)
+      @SharedReader(.count) var reader
+      $count.withLock { $0 = 8 }
+      #expect(reader == 8)
+    }
+  }
+
+  @Test func anInlineDefaultOverridesTheKeysOwnOnlyWhenNothingIsLive() async {
+    await isolated {
+      @Shared(.count) var count = 3
+      #expect(count == 3)
+      @Shared(.count) var other = 4
+      #expect(other == 3)
+    }
+  }
+
+  @Test func aDefaultKeyAndItsBaseAreOneReference() async {
+    await isolated {
+      @Shared(.count) var count
+      @Shared(.inMemory("count")) var bare = 0
+      $bare.withLock { $0 = 99 }
+      #expect(count == 99)
+    }
+  }
+
+  @Test func keysOfDifferentTypesWithOneIdShareOneReference() async {
+    await isolated {
+      let storage = TestStorage<Int>(5)
+      let key = TestKey("n", storage: storage)
+      @Shared(key) var plain = 0
+      @Shared(TestKey<Int>.Default[key, default: 0]) var wrapped
+      $wrapped.withLock { $0 = 6 }
+      #expect(plain == 6)
+      #expect(storage.activeSubscriptions == 1)
+    }
+  }
+
+  @Test func valuesOfDifferentTypesUnderOneNameAreSeparate() async {
+    await isolated {
+      @Shared(.inMemory("x")) var number = 1
+      @Shared(.inMemory("x")) var text = "one"
+      $number.withLock { $0 = 2 }
+      #expect(text == "one")
+    }
+  }
+
+  @Test func requireThrowsWhenNothingIsStoredAndSharesWhenSomethingIs() async throws {
+    try await isolated {
+      await #expect(throws: TetherError.noValue(key: ".inMemory(\"missing\")")) {
+        _ = try await Shared<Int>(require: .inMemory("missing"))
+      }
+      @Shared(.inMemory("present")) var present = 3
+      let required = try await Shared<Int>(require: .inMemory("present"))
+      #expect(required.wrappedValue == 3)
+      required.withLock { $0 = 4 }
+      #expect(present == 4)
+    }
+  }
+
+  @Test func aPlainSharedValueIsAReference() async {
+    let a = Shared(value: 0)
+    let b = a
+    b.withLock { $0 = 3 }
+    #expect(a.wrappedValue == 3)
+    #expect(a == b)
+    #expect(Shared(value: 3) == a)
+  }
+
+  @Test func optionalsDefaultToNil() async {
+    await isolated {
+      @Shared(.inMemory("user")) var user: String?
+      #expect(user == nil)
+      $user.withLock { $0 = "blob" }
+      @Shared(.inMemory("user")) var again: String?
+      #expect(again == "blob")
+    }
+  }
+
+  @Test func reassigningTheProjectedValueRekeysEveryCopy() async {
+    await isolated {
+      @Shared(.inMemory("a")) var a = 1
+      @Shared(.inMemory("b")) var b = 2
+      let copy = $a
+      $a = $b
+      #expect(a == 2)
+      #expect(copy.wrappedValue == 2)
+      copy.withLock { $0 = 3 }
+      #expect(b == 3)
+    }
+  }
+
+  @Test func scopesDoNotShareValues() async {
+    await isolated {
+      @Shared(.inMemory("count")) var count = 0
+      $count.withLock { $0 = 10 }
+      await isolated {
+        @Shared(.inMemory("count")) var inner = 0
+        #expect(inner == 0)
+      }
+    }
+  }
+}
