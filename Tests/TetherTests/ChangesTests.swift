@@ -3,7 +3,7 @@ import Tether
 import TetherInMemory
 import TetherTesting
 
-@Suite struct ChangesTests {
+@Suite(.timeLimit(.minutes(1))) struct ChangesTests {
   @Test func changesYieldTheCurrentValueThenEachChange() async {
     await isolated {
       @Shared(.inMemory("count")) var count = 1

@@ -1,0 +1,288 @@
+package import Foundation
+
+/// An INI file that can be queried and edited in place.
+///
+/// The document keeps every line as it was read, so ``render()`` returns the input byte-for-byte
+/// until an edit, and an edit changes only the lines it must: comments, blank lines, spacing and
+/// line endings (LF or CRLF, per line) a person wrote are left alone.
+///
+/// The dialect: `[section]` headers, `name = value` entries and whole-line `#` or `;` comments.
+/// There are no trailing comments and no line continuations. Names use `A-Z a-z 0-9 _ . * -`
+/// and are case-sensitive. Entries before the first header belong to the root section `""`.
+/// Values are quoted and unquoted by ``INIString``. A duplicate section or a duplicate key within
+/// a section is an error, because silently picking one of two values hides mistakes.
+package struct INIDocument: Sendable, Equatable {
+  /// One `name = value` line.
+  package struct Entry: Sendable, Equatable {
+    /// The section the entry belongs to; `""` for entries before the first header.
+    package let section: String
+    /// The key name as written.
+    package let name: String
+    /// The value with quotes and escapes removed.
+    package let value: String
+    /// The 1-based line number in the rendered document.
+    package let line: Int
+
+    /// An entry as the parser would report it; lets callers build expected values.
+    package init(section: String, name: String, value: String, line: Int) {
+      self.section = section
+      self.name = name
+      self.value = value
+      self.line = line
+    }
+  }
+
+  /// The lines in order; line numbers are positions, so they stay right after edits.
+  private var lines: [INILine]
+
+  /// An empty document.
+  package init() {
+    lines = []
+  }
+
+  /// Parses `text`; errors are `TetherError.invalidConfiguration` at `"<origin>:<line>"`.
+  package init(parsing text: String, origin: String) throws(TetherError) {
+    try self.init(bytes: Array(text.utf8), origin: origin)
+  }
+
+  /// Parses the contents of a file, reporting the line of the first byte that is not UTF-8.
+  package init(parsing data: Data, origin: String) throws(TetherError) {
+    try self.init(bytes: [UInt8](data), origin: origin)
+  }
+
+  /// Both public initializers meet here: a `String` is valid UTF-8 already, so the check that
+  /// `Data` needs costs it nothing but a pass over bytes it has anyway.
+  private init(bytes: [UInt8], origin: String) throws(TetherError) {
+    lines = []
+    var sectionLines: [String: Int] = [:]
+    var keyLines: [String: [String: Int]] = [:]
+    var section = ""
+    for (offset, piece) in Self.split(bytes).enumerated() {
+      let number = offset + 1
+      let location = "\(origin):\(number)"
+      // LF never occurs inside a multi-byte sequence, so checking line by line finds the same
+      // errors as checking the whole file, and tells which line holds them.
+      guard let text = String(validating: bytes[piece.content], as: UTF8.self) else {
+        throw .invalidConfiguration(message: "file is not valid UTF-8", location: location)
+      }
+      let line = try INILine(parsing: text, ending: piece.ending, location: location)
+      switch line.kind {
+      case .section(let name):
+        if let first = sectionLines[name] {
+          throw .invalidConfiguration(
+            message: "duplicate section [\(name)] (first at line \(first))", location: location)
+        }
+        sectionLines[name] = number
+        section = name
+      case .entry(let name, _, _):
+        if let first = keyLines[section]?[name] {
+          throw .invalidConfiguration(
+            message: "duplicate key \"\(name)\" (first defined at line \(first))",
+            location: location)
+        }
+        keyLines[section, default: [:]][name] = number
+      case .blank, .comment:
+        break
+      }
+      lines.append(line)
+    }
+  }
+
+  /// Section names in file order; the root section `""` comes first, and only if it has entries.
+  package var sections: [String] {
+    var names: [String] = []
+    var rootHasEntries = false
+    for line in lines {
+      switch line.kind {
+      case .section(let name): names.append(name)
+      case .entry where names.isEmpty: rootHasEntries = true
+      default: break
+      }
+    }
+    return rootHasEntries ? [""] + names : names
+  }
+
+  /// All entries in file order.
+  package var entries: [Entry] {
+    var result: [Entry] = []
+    var section = ""
+    for (index, line) in lines.enumerated() {
+      switch line.kind {
+      case .section(let name):
+        section = name
+      case .entry(let name, let value, _):
+        result.append(Entry(section: section, name: name, value: value, line: index + 1))
+      case .blank, .comment:
+        break
+      }
+    }
+    return result
+  }
+
+  /// The entries of one section in file order; `""` is the root section.
+  package func entries(in section: String) -> [Entry] {
+    entries.filter { $0.section == section }
+  }
+
+  /// The entry `name` in `section`, if present.
+  package func entry(section: String, name: String) -> Entry? {
+    // Walks the lines without building every entry: stores look keys up one at a time.
+    guard let index = position(section: section, name: name).entry,
+      case .entry(_, let value, _) = lines[index].kind
+    else { return nil }
+    return Entry(section: section, name: name, value: value, line: index + 1)
+  }
+
+  /// The value of `name` in `section`, if present.
+  package func value(section: String, name: String) -> String? {
+    entry(section: section, name: name)?.value
+  }
+
+  /// The 1-based line of the `[section]` header; `nil` if absent, and always for the root `""`.
+  package func sectionLine(_ section: String) -> Int? {
+    for (index, line) in lines.enumerated() {
+      if case .section(let name) = line.kind, name == section { return index + 1 }
+    }
+    return nil
+  }
+
+  /// Whether `name` can be used as a section or key name: `[A-Za-z0-9_.*-]+`.
+  package static func isValidName(_ name: String) -> Bool {
+    INILine.isValidName(name)
+  }
+
+  /// Sets `name` in `section` (`""` for the root), touching as little of the file as possible.
+  ///
+  /// An existing entry keeps its line, indentation, spelling and spacing around `=`; only the
+  /// value literal changes. A new entry goes right after the last entry of its section (or its
+  /// header); a new root entry goes before the first header and the comment above it. A new
+  /// section is appended at the end after a blank line. Both names must satisfy
+  /// ``isValidName(_:)`` (an empty `section` means the root): they come from code, not files.
+  package mutating func setValue(_ value: String, section: String, name: String) {
+    precondition(
+      Self.isValidName(name) && (section.isEmpty || Self.isValidName(section)),
+      "INI names use A-Z a-z 0-9 _ . * -: section \"\(section)\", name \"\(name)\"")
+    let position = position(section: section, name: name)
+    let entryLine = INILine(name: name, value: value, prefix: "\(name) = ", ending: newline)
+    if let index = position.entry {
+      guard case .entry(_, let old, let prefix) = lines[index].kind else { return }
+      // Scalars, not ==: canonically equivalent strings must still be written as given.
+      if old.unicodeScalars.elementsEqual(value.unicodeScalars) { return }
+      lines[index] = INILine(name: name, value: value, prefix: prefix, ending: lines[index].ending)
+    } else if let anchor = position.lastEntry ?? position.header {
+      insert(entryLine, at: anchor + 1)
+    } else if section.isEmpty, let header = position.firstHeader {
+      insertRoot(entryLine, before: header)
+    } else if section.isEmpty {
+      insert(entryLine, at: lines.count)
+    } else {
+      if let last = lines.last, !isBlank(last) { insert(blankLine, at: lines.count) }
+      let header = INILine(text: "[\(section)]", ending: newline, kind: .section(section))
+      insert(header, at: lines.count)
+      insert(entryLine, at: lines.count)
+    }
+  }
+
+  /// Deletes the line of `name` in `section`, if present; nothing else changes.
+  package mutating func removeValue(section: String, name: String) {
+    if let index = position(section: section, name: name).entry {
+      lines.remove(at: index)
+    }
+  }
+
+  /// The document as text; byte-for-byte the parsed input when nothing was edited.
+  package func render() -> String {
+    var text = ""
+    text.reserveCapacity(lines.reduce(0) { $0 + $1.text.utf8.count + $1.ending.utf8.count })
+    for line in lines {
+      text += line.text
+      text += line.ending
+    }
+    return text
+  }
+
+  /// Equal when both render the same bytes; `String ==` would also equate canonically
+  /// equivalent text, which the file would not.
+  package static func == (lhs: INIDocument, rhs: INIDocument) -> Bool {
+    lhs.lines.elementsEqual(rhs.lines) {
+      $0.text.utf8.elementsEqual($1.text.utf8) && $0.ending == $1.ending
+    }
+  }
+
+  /// Where an entry is, or where a new one would go.
+  private struct Position {
+    var entry: Int?
+    var lastEntry: Int?
+    var header: Int?
+    var firstHeader: Int?
+  }
+
+  /// One pass finds both the entry and every anchor an insertion may need.
+  private func position(section: String, name: String) -> Position {
+    var position = Position()
+    var current = ""
+    for (index, line) in lines.enumerated() {
+      switch line.kind {
+      case .section(let header):
+        current = header
+        if position.firstHeader == nil { position.firstHeader = index }
+        if header == section { position.header = index }
+      case .entry(let key, _, _) where current == section:
+        position.lastEntry = index
+        if key == name { position.entry = index }
+      default:
+        break
+      }
+    }
+    return position
+  }
+
+  /// The file's own line ending for new lines: that of its first terminated line.
+  private var newline: String {
+    lines.first { !$0.ending.isEmpty }?.ending ?? "\n"
+  }
+
+  /// The separator put before a new section or after a new first root entry.
+  private var blankLine: INILine {
+    INILine(text: "", ending: newline, kind: .blank)
+  }
+
+  /// Whether `line` already separates what is above it from what is below.
+  private func isBlank(_ line: INILine) -> Bool {
+    if case .blank = line.kind { return true }
+    return false
+  }
+
+  /// Inserts a terminated line, first terminating the line before it if it was the last one.
+  private mutating func insert(_ line: INILine, at index: Int) {
+    if index > 0, lines[index - 1].ending.isEmpty {
+      lines[index - 1].ending = newline
+    }
+    lines.insert(line, at: index)
+  }
+
+  /// Puts a first root entry above the comment block that describes the first section, so the
+  /// comment stays attached to its header, and separates the two with a blank line.
+  private mutating func insertRoot(_ line: INILine, before header: Int) {
+    var index = header
+    while index > 0, case .comment = lines[index - 1].kind { index -= 1 }
+    insert(line, at: index)
+    if !isBlank(lines[index + 1]) { insert(blankLine, at: index + 1) }
+  }
+
+  /// Splits at LF, keeping each line's own ending; a final line without LF is kept too.
+  private static func split(_ bytes: [UInt8]) -> [(content: Range<Int>, ending: String)] {
+    var pieces: [(content: Range<Int>, ending: String)] = []
+    var start = 0
+    for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+      if index > start, bytes[index - 1] == UInt8(ascii: "\r") {
+        pieces.append((start..<index - 1, "\r\n"))
+      } else {
+        pieces.append((start..<index, "\n"))
+      }
+      start = index + 1
+    }
+    if start < bytes.count { pieces.append((start..<bytes.count, "")) }
+    return pieces
+  }
+}
