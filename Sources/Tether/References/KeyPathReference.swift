@@ -1,14 +1,12 @@
-/// A writable projection of a parent reference: `$settings.theme`.
+/// A writable projection of a parent reference: `$settings.theme` writes through to `settings`.
 ///
-/// It holds the parent's reference as it was when projected, so re-keying the parent later does
-/// not move the projection.
+/// Projections hold the parent's reference as it was when projected, so re-keying the parent
+/// later does not move them.
 final class KeyPathReference<Root: Sendable, Member: Sendable>: MutableReference {
   private let base: any MutableReference<Root>
-  // Key paths are immutable; Swift 6.3 does not infer `Sendable` for those passed through
-  // dynamic member lookup.
-  nonisolated(unsafe) private let keyPath: WritableKeyPath<Root, Member>
+  private let keyPath: any WritableKeyPath<Root, Member> & Sendable
 
-  init(base: any MutableReference<Root>, keyPath: WritableKeyPath<Root, Member>) {
+  init(base: any MutableReference<Root>, keyPath: any WritableKeyPath<Root, Member> & Sendable) {
     self.base = base
     self.keyPath = keyPath
   }
@@ -25,20 +23,19 @@ final class KeyPathReference<Root: Sendable, Member: Sendable>: MutableReference
   }
 
   func observe(_ observer: @escaping @Sendable (Member) -> Void) -> SharedSubscription {
-    base.observe { [self] root in observer(root[keyPath: self.keyPath]) }
+    base.observe { [keyPath] root in observer(root[keyPath: keyPath]) }
   }
 
   var description: String { "\(base.description)[dynamicMember: \(keyPath)]" }
 }
 
-/// A read-only projection of a parent reference: `$settings.count` through a `let`, or any
-/// projection of a `SharedReader`.
+/// A read-only projection of a parent reference: `$settings.id` for a `let`, or any projection
+/// of a `SharedReader`.
 final class ReadOnlyKeyPathReference<Root: Sendable, Member: Sendable>: Reference {
   private let base: any Reference<Root>
-  // Key paths are immutable; see `KeyPathReference`.
-  nonisolated(unsafe) private let keyPath: KeyPath<Root, Member>
+  private let keyPath: any KeyPath<Root, Member> & Sendable
 
-  init(base: any Reference<Root>, keyPath: KeyPath<Root, Member>) {
+  init(base: any Reference<Root>, keyPath: any KeyPath<Root, Member> & Sendable) {
     self.base = base
     self.keyPath = keyPath
   }
@@ -49,7 +46,7 @@ final class ReadOnlyKeyPathReference<Root: Sendable, Member: Sendable>: Referenc
   func load() async throws { try await base.load() }
 
   func observe(_ observer: @escaping @Sendable (Member) -> Void) -> SharedSubscription {
-    base.observe { [self] root in observer(root[keyPath: self.keyPath]) }
+    base.observe { [keyPath] root in observer(root[keyPath: keyPath]) }
   }
 
   var description: String { "\(base.description)[dynamicMember: \(keyPath)]" }

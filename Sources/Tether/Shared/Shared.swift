@@ -154,13 +154,16 @@ public struct Shared<Value: Sendable>: Sendable {
   }
 
   /// A writable projection: `$settings.theme` writes through to `settings`.
-  public subscript<Member>(dynamicMember keyPath: WritableKeyPath<Value, Member>) -> Shared<Member>
+  public subscript<Member>(dynamicMember keyPath: any WritableKeyPath<Value, Member> & Sendable)
+    -> Shared<Member>
   {
     Shared<Member>(reference: KeyPathReference(base: box.reference, keyPath: keyPath))
   }
 
   /// A read-only projection of a property that cannot be written.
-  public subscript<Member>(dynamicMember keyPath: KeyPath<Value, Member>) -> SharedReader<Member> {
+  public subscript<Member>(dynamicMember keyPath: any KeyPath<Value, Member> & Sendable)
+    -> SharedReader<Member>
+  {
     SharedReader<Member>(reference: ReadOnlyKeyPathReference(base: box.reference, keyPath: keyPath))
   }
 

@@ -111,7 +111,9 @@ public struct SharedReader<Value: Sendable>: Sendable {
   }
 
   /// A read-only projection: `$settings.theme`.
-  public subscript<Member>(dynamicMember keyPath: KeyPath<Value, Member>) -> SharedReader<Member> {
+  public subscript<Member>(dynamicMember keyPath: any KeyPath<Value, Member> & Sendable)
+    -> SharedReader<Member>
+  {
     SharedReader<Member>(reference: ReadOnlyKeyPathReference(base: box.reference, keyPath: keyPath))
   }
 
