@@ -35,14 +35,20 @@ public enum StrategyConformance {
     externalEdit: (@Sendable (_ name: String, _ value: Int) async throws -> Void)? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async throws {
-    let origin = "<\(strategy.kind) conformance options>"
-    let document = try INIDocument(parsing: options, origin: origin)
-    let parsed = StrategyOptions(
-      entries: document.entries(in: "").map { ($0.name, $0.value, $0.line) }, origin: origin)
-    try await TetherScope.withIsolatedScope {
+    // Bootstrapped as an app would be: every name maps to the strategy. Option lines count the
+    // section header as line 1.
+    let kind = strategy.kind
+    let config = "[strategy.\(kind)]\n\(options)\n[keys]\n* = \(kind)\n"
+    try await TetherSystem.withBootstrap(
+      configuration: .string(config, origin: "<\(kind) conformance options>"),
+      strategies: [strategy]
+    ) {
+      guard let instance = TetherScope.current.registry?.instances[kind]?.strategy else {
+        Issue.record("the registry did not instantiate \(kind)", sourceLocation: sourceLocation)
+        return
+      }
       let checks = Checks(
-        strategy: try strategy.init(options: parsed), externalEdit: externalEdit,
-        sourceLocation: sourceLocation)
+        strategy: instance, externalEdit: externalEdit, sourceLocation: sourceLocation)
       try await checks.all()
     }
   }
@@ -57,6 +63,7 @@ private struct Checks: Sendable {
   let suffix = UUID().uuidString.prefix(8).lowercased()
 
   func all() async throws {
+    try registered()
     try sharing()
     try firstDefault()
     try await roundTrip()
@@ -71,7 +78,13 @@ private struct Checks: Sendable {
 
   func name(_ check: String) -> String { "\(check)_\(suffix)" }
 
+  /// The registered key for `check`, resolved through the bootstrap's config.
   func key(_ check: String) throws -> any SharedKey<Int> {
+    RegisteredKey<Int>(name(check))
+  }
+
+  /// The strategy's own key for `check`, bypassing the registry.
+  func directKey(_ check: String) throws -> any SharedKey<Int> {
     try strategy.key(named: name(check), as: Int.self, options: StrategyOptions())
   }
 
@@ -83,15 +96,27 @@ private struct Checks: Sendable {
     await expectEventually(timeout: .seconds(5), comment, sourceLocation: sourceLocation, condition)
   }
 
+  func registered() throws {
+    let viaRegistry = Shared(wrappedValue: 0, try key("registered"))
+    expect(
+      viaRegistry.loadError == nil,
+      "registered: the key resolves (\(viaRegistry.loadError.map { "\($0)" } ?? ""))")
+    let direct = Shared(wrappedValue: 1, try directKey("registered"))
+    direct.withLock { $0 = 9 }
+    expect(
+      viaRegistry.wrappedValue == 9,
+      "registered: .registered(name) and the strategy's key for it are one reference")
+  }
+
   func sharing() throws {
-    let a = Shared(wrappedValue: 0, try key("sharing"))
-    let b = Shared(wrappedValue: 0, try key("sharing"))
+    let a = Shared(wrappedValue: 0, try directKey("sharing"))
+    let b = Shared(wrappedValue: 0, try directKey("sharing"))
     a.withLock { $0 = 5 }
     expect(b.wrappedValue == 5, "sharing: two keys for one name share one reference")
     let other = Shared(wrappedValue: 0, try key("sharing-other"))
     expect(other.wrappedValue == 0, "sharing: a different name is a different value")
     expect(
-      a.description.contains(String(describing: try key("sharing"))),
+      a.description.contains(String(describing: try directKey("sharing"))),
       "sharing: Shared.description names the key (\(a.description))")
   }
 

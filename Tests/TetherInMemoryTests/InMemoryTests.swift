@@ -9,7 +9,7 @@ import TetherTesting
   }
 
   @Test func theStrategysKeyAndInMemoryAreOneReference() async throws {
-    try await TetherScope.withIsolatedScope {
+    try await memoryBootstrap {
       let strategy = try InMemoryStrategy(options: StrategyOptions())
       let viaStrategy = Shared(
         wrappedValue: 0, try strategy.key(named: "x", as: Int.self, options: StrategyOptions()))
@@ -20,11 +20,11 @@ import TetherTesting
     }
   }
 
-  @Test func valuesBelongToTheirScope() async {
-    await TetherScope.withIsolatedScope {
+  @Test func valuesBelongToTheirScope() async throws {
+    try await memoryBootstrap {
       @Shared(.inMemory("x")) var outer = 1
       $outer.withLock { $0 = 2 }
-      await TetherScope.withIsolatedScope {
+      try await memoryBootstrap {
         @Shared(.inMemory("x")) var inner = 0
         #expect(inner == 0)
       }
@@ -36,11 +36,31 @@ import TetherTesting
   @Test func theStrategyReadsNoOptionsAndStoresAnyType() async throws {
     #expect(InMemoryStrategy.kind == "memory")
     struct NotCodable: Sendable { let f: @Sendable () -> Int }
-    try await TetherScope.withIsolatedScope {
+    try await memoryBootstrap {
       let strategy = try InMemoryStrategy(options: StrategyOptions())
       let key = try strategy.key(named: "f", as: NotCodable.self, options: StrategyOptions())
       let shared = Shared(wrappedValue: NotCodable { 3 }, key)
       #expect(shared.wrappedValue.f() == 3)
+    }
+  }
+}
+
+/// A bootstrap of its own in which every registered key lives in memory.
+private func memoryBootstrap<R>(
+  isolation: isolated (any Actor)? = #isolation,
+  _ body: () async throws -> R
+) async throws -> R {
+  try await TetherSystem.withBootstrap(
+    configuration: .string("[keys]\n* = memory\n"), strategies: [InMemoryStrategy.self],
+    operation: body)
+}
+
+extension InMemoryTests {
+  @Test func aRegisteredKeyMappedToMemoryIsTheInMemoryKey() async throws {
+    try await memoryBootstrap {
+      @Shared(.registered("session.token")) var token = "a"
+      @Shared(.inMemory("session.token")) var direct = "b"
+      #expect(direct == "a")
     }
   }
 }

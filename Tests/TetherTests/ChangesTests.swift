@@ -4,8 +4,8 @@ import TetherInMemory
 import TetherTesting
 
 @Suite(.timeLimit(.minutes(1))) struct ChangesTests {
-  @Test func changesYieldTheCurrentValueThenEachChange() async {
-    await isolated {
+  @Test func changesYieldTheCurrentValueThenEachChange() async throws {
+    try await isolated {
       @Shared(.inMemory("count")) var count = 1
       var iterator = $count.changes.makeAsyncIterator()
       #expect(await iterator.take() == 1)
@@ -17,8 +17,8 @@ import TetherTesting
     }
   }
 
-  @Test func aSecondIteratorStartsFromTheLatestValue() async {
-    await isolated {
+  @Test func aSecondIteratorStartsFromTheLatestValue() async throws {
+    try await isolated {
       @Shared(.inMemory("count")) var count = 1
       let changes = $count.changes
       var first = changes.makeAsyncIterator()
@@ -30,8 +30,8 @@ import TetherTesting
     }
   }
 
-  @Test func changesIncludeExternalEdits() async {
-    await isolated {
+  @Test func changesIncludeExternalEdits() async throws {
+    try await isolated {
       let storage = TestStorage<Int>()
       @Shared(TestKey("n", storage: storage)) var n = 0
       var iterator = $n.changes.makeAsyncIterator()
@@ -57,8 +57,8 @@ import TetherTesting
     }
   }
 
-  @Test func assigningTheProjectedValueMovesTheStream() async {
-    await isolated {
+  @Test func assigningTheProjectedValueMovesTheStream() async throws {
+    try await isolated {
       @Shared(.inMemory("a")) var a = 1
       let other = Shared(wrappedValue: 2, .inMemory("b"))
       var iterator = $a.changes.makeAsyncIterator()
@@ -70,8 +70,8 @@ import TetherTesting
     }
   }
 
-  @Test func aReleasedIteratorStopsObserving() async {
-    await isolated {
+  @Test func aReleasedIteratorStopsObserving() async throws {
+    try await isolated {
       let storage = TestStorage<Int>()
       do {
         let n = Shared(wrappedValue: 0, TestKey("n", storage: storage))

@@ -29,7 +29,7 @@ import TetherTesting
     }
   }
 
-  @Test func aContinuationResumedTwiceIsReportedAndKeepsTheFirstResult() async {
+  @Test func aContinuationResumedTwiceIsReportedAndKeepsTheFirstResult() async throws {
     let results = TestStorage<Int>()
     let continuation = LoadContinuation<Int>("twice-key") { result in
       if case .success(let value?) = result { results.externalChange(value) }

@@ -4,8 +4,8 @@ import TetherInMemory
 import TetherTesting
 
 @Suite struct DescriptionTests {
-  @Test func descriptionsNameTheKey() async {
-    await isolated {
+  @Test func descriptionsNameTheKey() async throws {
+    try await isolated {
       @Shared(.inMemory("count")) var count = 0
       #expect($count.description == #"Shared<Int>(.inMemory("count"))"#)
       #expect(Shared(value: 0).description == "Shared<Int>(value: 0)")

@@ -3,8 +3,8 @@ import Tether
 import TetherTesting
 
 @Suite struct ErrorTests {
-  @Test func anImplicitLoadFailureSetsLoadErrorWithoutThrowing() async {
-    await isolated {
+  @Test func anImplicitLoadFailureSetsLoadErrorWithoutThrowing() async throws {
+    try await isolated {
       let storage = TestStorage<Int>(5)
       storage.failLoads(with: Boom(code: 1))
       @Shared(TestKey("n", storage: storage)) var n = 0
@@ -34,8 +34,8 @@ import TetherTesting
     }
   }
 
-  @Test func aFailingSaveSetsSaveErrorAndALaterSuccessClearsIt() async {
-    await isolated {
+  @Test func aFailingSaveSetsSaveErrorAndALaterSuccessClearsIt() async throws {
+    try await isolated {
       let storage = TestStorage<Int>()
       @Shared(TestKey("n", storage: storage)) var n = 0
       storage.failSaves(with: Boom(code: 3))
@@ -64,8 +64,8 @@ import TetherTesting
     }
   }
 
-  @Test func aSubscriptionErrorSticksUntilAValueArrives() async {
-    await isolated {
+  @Test func aSubscriptionErrorSticksUntilAValueArrives() async throws {
+    try await isolated {
       let storage = TestStorage<Int>()
       @Shared(TestKey("n", storage: storage)) var n = 0
       storage.externalError(Boom(code: 5))
@@ -76,8 +76,8 @@ import TetherTesting
     }
   }
 
-  @Test func aSuccessfulSaveClearsBothErrorsAndTheInitialValueClearsOnlyLoadError() async {
-    await isolated {
+  @Test func aSuccessfulSaveClearsBothErrorsAndTheInitialValueClearsOnlyLoadError() async throws {
+    try await isolated {
       let storage = TestStorage<Int>()
       @Shared(TestKey("n", storage: storage)) var n = 0
       storage.failSaves(with: Boom(code: 6))

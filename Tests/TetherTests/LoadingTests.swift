@@ -3,8 +3,8 @@ import Tether
 import TetherTesting
 
 @Suite struct LoadingTests {
-  @Test func isLoadingHoldsUntilAnAsynchronousInitialLoadResumes() async {
-    await isolated {
+  @Test func isLoadingHoldsUntilAnAsynchronousInitialLoadResumes() async throws {
+    try await isolated {
       let storage = TestStorage<Int>(9)
       storage.holdLoads()
       @Shared(TestKey("n", storage: storage)) var n = 0
@@ -16,8 +16,8 @@ import TetherTesting
     }
   }
 
-  @Test func aSynchronousLoadIsNeverSeenLoading() async {
-    await isolated {
+  @Test func aSynchronousLoadIsNeverSeenLoading() async throws {
+    try await isolated {
       let storage = TestStorage<Int>(9)
       @Shared(TestKey("n", storage: storage)) var n = 0
       #expect(!$n.isLoading)
@@ -25,8 +25,8 @@ import TetherTesting
     }
   }
 
-  @Test func yieldLoadingDrivesIsLoadingAndAValueClearsIt() async {
-    await isolated {
+  @Test func yieldLoadingDrivesIsLoadingAndAValueClearsIt() async throws {
+    try await isolated {
       let storage = TestStorage<Int>()
       @Shared(TestKey("n", storage: storage)) var n = 0
       storage.yieldLoading(true)

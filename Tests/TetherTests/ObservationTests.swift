@@ -31,8 +31,8 @@ import TetherTesting
     }
   }
 
-  @Test func onChangeFiresBeforeWithLockReturns() async {
-    await isolated {
+  @Test func onChangeFiresBeforeWithLockReturns() async throws {
+    try await isolated {
       let count = Shared(wrappedValue: 0, .inMemory("count"))
       let fired = await firesSynchronously {
         _ = count.wrappedValue
@@ -43,8 +43,8 @@ import TetherTesting
     }
   }
 
-  @Test func onChangeFiresBeforeAnExternalYieldReturns() async {
-    await isolated {
+  @Test func onChangeFiresBeforeAnExternalYieldReturns() async throws {
+    try await isolated {
       let storage = TestStorage<Int>()
       let value = Shared(wrappedValue: 0, TestKey("n", storage: storage))
       let fired = await firesSynchronously {
@@ -57,8 +57,8 @@ import TetherTesting
     }
   }
 
-  @Test func aProjectionIsObservedThroughItsRoot() async {
-    await isolated {
+  @Test func aProjectionIsObservedThroughItsRoot() async throws {
+    try await isolated {
       let settings = Shared(wrappedValue: Settings(), .inMemory("settings"))
       let theme = settings.theme
       let fired = await firesSynchronously {
@@ -70,8 +70,8 @@ import TetherTesting
     }
   }
 
-  @Test func onChangeMayReadTheValue() async {
-    await isolated {
+  @Test func onChangeMayReadTheValue() async throws {
+    try await isolated {
       let count = Shared(wrappedValue: 0, .inMemory("count"))
       let seen = Mutex<Int?>(nil)
       withObservationTracking {
@@ -85,8 +85,8 @@ import TetherTesting
     }
   }
 
-  @Test func errorsAndLoadingAreObservable() async {
-    await isolated {
+  @Test func errorsAndLoadingAreObservable() async throws {
+    try await isolated {
       let storage = TestStorage<Int>()
       let value = Shared(wrappedValue: 0, TestKey("n", storage: storage))
       let fired = await firesSynchronously {

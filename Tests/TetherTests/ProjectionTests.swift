@@ -4,8 +4,8 @@ import TetherInMemory
 import TetherTesting
 
 @Suite struct ProjectionTests {
-  @Test func aWritableProjectionWritesThroughAndFollowsTheParent() async {
-    await isolated {
+  @Test func aWritableProjectionWritesThroughAndFollowsTheParent() async throws {
+    try await isolated {
       @Shared(.inMemory("settings")) var settings = Settings()
       let theme: Shared<String> = $settings.theme
       theme.withLock { $0 = "dark" }
@@ -15,8 +15,8 @@ import TetherTesting
     }
   }
 
-  @Test func aReadOnlyPropertyProjectsToAReader() async {
-    await isolated {
+  @Test func aReadOnlyPropertyProjectsToAReader() async throws {
+    try await isolated {
       @Shared(.inMemory("settings")) var settings = Settings()
       let id: SharedReader<Int> = $settings.id
       let size: SharedReader<Int> = SharedReader($settings.fontSize)
@@ -26,8 +26,8 @@ import TetherTesting
     }
   }
 
-  @Test func aProjectionSavesThroughTheParentsKey() async {
-    await isolated {
+  @Test func aProjectionSavesThroughTheParentsKey() async throws {
+    try await isolated {
       let storage = TestStorage<Settings>()
       @Shared(TestKey("settings", storage: storage)) var settings = Settings()
       $settings.fontSize.withLock { $0 = 14 }
@@ -35,8 +35,8 @@ import TetherTesting
     }
   }
 
-  @Test func aProjectionStaysOnTheReferenceItWasMadeFrom() async {
-    await isolated {
+  @Test func aProjectionStaysOnTheReferenceItWasMadeFrom() async throws {
+    try await isolated {
       @Shared(.inMemory("a")) var a = Settings()
       let theme = $a.theme
       $a = Shared(wrappedValue: Settings(theme: "b"), .inMemory("b"))

@@ -4,8 +4,8 @@ import TetherInMemory
 import TetherTesting
 
 @Suite struct SharingTests {
-  @Test func twoHoldersSeeEachOthersWrites() async {
-    await isolated {
+  @Test func twoHoldersSeeEachOthersWrites() async throws {
+    try await isolated {
       @Shared(.inMemory("count")) var a = 0
       @Shared(.inMemory("count")) var b = 0
       $a.withLock { $0 = 5 }
@@ -15,8 +15,8 @@ import TetherTesting
     }
   }
 
-  @Test func aNewHolderSeesTheLastValueAfterAllAreReleased() async {
-    await isolated {
+  @Test func aNewHolderSeesTheLastValueAfterAllAreReleased() async throws {
+    try await isolated {
       do {
         let a = Shared(wrappedValue: 0, .inMemory("count"))
         a.withLock { $0 = 41 }
@@ -27,8 +27,8 @@ import TetherTesting
     }
   }
 
-  @Test func theFirstDefaultPersistsAfterRelease() async {
-    await isolated {
+  @Test func theFirstDefaultPersistsAfterRelease() async throws {
+    try await isolated {
       do { _ = Shared(wrappedValue: 1, .inMemory("count")) }
       let later = Shared(wrappedValue: 2, .inMemory("count"))
       #expect(later.wrappedValue == 1)
@@ -62,8 +62,8 @@ import TetherTesting
   }
 
   @Test(arguments: Holder.allCases, Holder.allCases)
-  func theFirstHoldersDefaultWins(first: Holder, second: Holder) async {
-    await isolated {
+  func theFirstHoldersDefaultWins(first: Holder, second: Holder) async throws {
+    try await isolated {
       let a = first.make(1)
       let b = second.make(2)
       let expected = first.expectedDefault(1)
@@ -73,8 +73,8 @@ import TetherTesting
     }
   }
 
-  @Test func aDefaultKeyNeedsNoInlineDefault() async {
-    await isolated {
+  @Test func aDefaultKeyNeedsNoInlineDefault() async throws {
+    try await isolated {
       @Shared(.count) var count
       #expect(count == 7)
       @SharedReader(.count) var reader
@@ -83,8 +83,8 @@ import TetherTesting
     }
   }
 
-  @Test func anInlineDefaultOverridesTheKeysOwnOnlyWhenNothingIsLive() async {
-    await isolated {
+  @Test func anInlineDefaultOverridesTheKeysOwnOnlyWhenNothingIsLive() async throws {
+    try await isolated {
       @Shared(.count) var count = 3
       #expect(count == 3)
       @Shared(.count) var other = 4
@@ -92,8 +92,8 @@ import TetherTesting
     }
   }
 
-  @Test func aDefaultKeyAndItsBaseAreOneReference() async {
-    await isolated {
+  @Test func aDefaultKeyAndItsBaseAreOneReference() async throws {
+    try await isolated {
       @Shared(.count) var count
       @Shared(.inMemory("count")) var bare = 0
       $bare.withLock { $0 = 99 }
@@ -101,8 +101,8 @@ import TetherTesting
     }
   }
 
-  @Test func keysOfDifferentTypesWithOneIdShareOneReference() async {
-    await isolated {
+  @Test func keysOfDifferentTypesWithOneIdShareOneReference() async throws {
+    try await isolated {
       let storage = TestStorage<Int>(5)
       let key = TestKey("n", storage: storage)
       @Shared(key) var plain = 0
@@ -113,8 +113,8 @@ import TetherTesting
     }
   }
 
-  @Test func valuesOfDifferentTypesUnderOneNameAreSeparate() async {
-    await isolated {
+  @Test func valuesOfDifferentTypesUnderOneNameAreSeparate() async throws {
+    try await isolated {
       @Shared(.inMemory("x")) var number = 1
       @Shared(.inMemory("x")) var text = "one"
       $number.withLock { $0 = 2 }
@@ -135,7 +135,7 @@ import TetherTesting
     }
   }
 
-  @Test func aPlainSharedValueIsAReference() async {
+  @Test func aPlainSharedValueIsAReference() async throws {
     let a = Shared(value: 0)
     let b = a
     b.withLock { $0 = 3 }
@@ -144,8 +144,8 @@ import TetherTesting
     #expect(Shared(value: 3) == a)
   }
 
-  @Test func optionalsDefaultToNil() async {
-    await isolated {
+  @Test func optionalsDefaultToNil() async throws {
+    try await isolated {
       @Shared(.inMemory("user")) var user: String?
       #expect(user == nil)
       $user.withLock { $0 = "blob" }
@@ -154,8 +154,8 @@ import TetherTesting
     }
   }
 
-  @Test func reassigningTheProjectedValueRekeysEveryCopy() async {
-    await isolated {
+  @Test func reassigningTheProjectedValueRekeysEveryCopy() async throws {
+    try await isolated {
       @Shared(.inMemory("a")) var a = 1
       @Shared(.inMemory("b")) var b = 2
       let copy = $a
@@ -167,11 +167,11 @@ import TetherTesting
     }
   }
 
-  @Test func scopesDoNotShareValues() async {
-    await isolated {
+  @Test func scopesDoNotShareValues() async throws {
+    try await isolated {
       @Shared(.inMemory("count")) var count = 0
       $count.withLock { $0 = 10 }
-      await isolated {
+      try await isolated {
         @Shared(.inMemory("count")) var inner = 0
         #expect(inner == 0)
       }

@@ -4,8 +4,8 @@ import TetherInMemory
 import TetherTesting
 
 @Suite struct WithLockTests {
-  @Test func readingTheValueInsideItsOwnWithLockNeitherCrashesNorDeadlocks() async {
-    await isolated {
+  @Test func readingTheValueInsideItsOwnWithLockNeitherCrashesNorDeadlocks() async throws {
+    try await isolated {
       @Shared(.inMemory("count")) var count = 0
       @Shared(.inMemory("count")) var other = 0
       let seen = $count.withLock { value -> [Int] in
@@ -25,8 +25,8 @@ import TetherTesting
     }
   }
 
-  @Test func aWithLockThatChangesNothingDoesNotSave() async {
-    await isolated {
+  @Test func aWithLockThatChangesNothingDoesNotSave() async throws {
+    try await isolated {
       let storage = TestStorage<Int>()
       @Shared(TestKey("n", storage: storage)) var n = 1
       $n.withLock { $0 = 1 }
@@ -37,8 +37,8 @@ import TetherTesting
     }
   }
 
-  @Test func aNonEquatableValueSavesOnEveryWithLock() async {
-    await isolated {
+  @Test func aNonEquatableValueSavesOnEveryWithLock() async throws {
+    try await isolated {
       let storage = TestStorage<Opaque>()
       @Shared(TestKey("o", storage: storage)) var o = Opaque()
       $o.withLock { _ in }
@@ -47,8 +47,8 @@ import TetherTesting
     }
   }
 
-  @Test func aThrowingBodyChangesNothing() async {
-    await isolated {
+  @Test func aThrowingBodyChangesNothing() async throws {
+    try await isolated {
       let storage = TestStorage<Int>()
       @Shared(TestKey("n", storage: storage)) var n = 1
       #expect(throws: Boom.self) {
@@ -62,8 +62,8 @@ import TetherTesting
     }
   }
 
-  @Test func thousandTasksTimesTenIncrementsSumExactly() async {
-    await isolated {
+  @Test func thousandTasksTimesTenIncrementsSumExactly() async throws {
+    try await isolated {
       let keyed = Shared(wrappedValue: 0, .inMemory("count"))
       let plain = Shared(value: 0)
       await withTaskGroup(of: Void.self) { group in

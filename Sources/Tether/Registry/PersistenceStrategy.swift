@@ -35,4 +35,15 @@ public protocol PersistenceStrategy: Sendable {
     named name: String, as type: Value.Type, options: StrategyOptions
   )
     throws -> any SharedKey<Value>
+
+  /// The per-key options (`[key.NAME]`) that `key(named:as:options:)` reads.
+  ///
+  /// Declare them so a misspelt one is reported when the config loads; with `nil` (the default)
+  /// it is reported when the key is first used.
+  static var keyOptionNames: Set<String>? { get }
+}
+
+extension PersistenceStrategy {
+  /// Unknown: per-key options are checked when each key is first used.
+  public static var keyOptionNames: Set<String>? { nil }
 }

@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// Everything that belongs to one bootstrap: the live references and each plugin's state (the
@@ -18,8 +19,38 @@ package final class TetherScope: Sendable {
   package let references = PersistentReferences()
 
   private let locals = Mutex<[ObjectIdentifier: any Sendable]>([:])
+  private let installed: LockedState<StrategyRegistry?>
+  private let reportedUnbootstrapped = Mutex<Set<String>>([])
 
-  package init() {}
+  /// A scope with `registry` (`nil`: not bootstrapped yet).
+  package init(registry: StrategyRegistry? = nil) {
+    installed = LockedState(registry)
+  }
+
+  /// The config this scope was bootstrapped with.
+  package var registry: StrategyRegistry? { installed.withLock { $0 } }
+
+  /// Bootstraps this scope; throws `alreadyBootstrapped` if it was.
+  package func install(_ registry: StrategyRegistry) throws(TetherError) {
+    let wasEmpty = installed.withLock { installed in
+      guard installed == nil else { return false }
+      installed = registry
+      return true
+    }
+    guard wasEmpty else { throw .alreadyBootstrapped }
+  }
+
+  /// The key that stores the registered name `name` as `Value` in this scope.
+  package func resolve<Value: Sendable>(
+    _ name: String, as type: Value.Type
+  ) -> Result<any SharedKey<Value>, TetherError> {
+    if let registry { return registry.key(named: name, as: type) }
+    let firstTime = reportedUnbootstrapped.withLock { $0.insert(name).inserted }
+    if firstTime {
+      Logger.tether.error("\(TetherError.notBootstrapped(key: name))")
+    }
+    return .failure(.notBootstrapped(key: name))
+  }
 
   /// A plugin's per-scope state of type `T`, made by `make` on first use.
   package func local<T: Sendable>(_ type: T.Type, make: () -> T) -> T {

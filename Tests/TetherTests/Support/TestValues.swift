@@ -21,12 +21,14 @@ extension SharedKey where Self == InMemoryKey<Int>.Default {
   static var count: Self { Self[.inMemory("count"), default: 7] }
 }
 
-/// Runs `body` in a scope of its own, as `TetherSystem.withBootstrap` does for a test.
+/// Runs `body` in a bootstrap of its own that keeps every registered key in memory.
 func isolated<R>(
   isolation: isolated (any Actor)? = #isolation,
   _ body: () async throws -> R
-) async rethrows -> R {
-  try await TetherScope.withIsolatedScope(body)
+) async throws -> R {
+  try await TetherSystem.withBootstrap(
+    configuration: .string("[keys]\n* = memory\n"), strategies: [InMemoryStrategy.self],
+    operation: body)
 }
 
 extension AsyncIteratorProtocol where Failure == Never {

@@ -1,0 +1,238 @@
+package import Foundation
+import Logging
+
+/// A loaded config: which strategy stores each key, the strategy instances, and each key's own
+/// options. Every startup error of DESIGN §3 is found here, located at `file:line`.
+package final class StrategyRegistry: Sendable {
+  package let origin: String
+  package let mapping: KeyMapping
+  package let instances: [String: StrategyInstance]
+  package let keyOptions: [String: StrategyOptions]
+  private let resolved = LockedState<[ResolutionSlot: any Sendable]>([:])
+
+  private struct ResolutionSlot: Hashable {
+    let name: String
+    let type: ObjectIdentifier
+  }
+
+  package convenience init(
+    configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type]
+  ) throws {
+    try self.init(
+      document: configuration.document(), origin: configuration.origin,
+      baseDirectory: configuration.baseDirectory, strategies: strategies, expansion: .process)
+  }
+
+  package init(
+    document: INIDocument, origin: String, baseDirectory: URL,
+    strategies: [any PersistenceStrategy.Type], expansion: PathExpansion
+  ) throws {
+    let kinds = try Self.kinds(strategies)
+    func options(_ section: String) -> StrategyOptions {
+      StrategyOptions(
+        entries: document.entries(in: section).map { ($0.name, $0.value, $0.line) },
+        origin: origin, baseDirectory: baseDirectory, expansion: expansion)
+    }
+    func sectionLocation(_ section: String) -> String {
+      "\(origin):\(document.sectionLine(section) ?? 1)"
+    }
+
+    var mapping = KeyMapping()
+    var strategySections: [String] = []
+    var keySections: [String] = []
+    for entry in document.entries(in: "") {
+      throw TetherError.invalidConfiguration(
+        message: "\"\(entry.name)\" is outside any section; put it under [keys], "
+          + "[strategy.NAME] or [key.NAME]", location: "\(origin):\(entry.line)")
+    }
+    for section in document.sections where !section.isEmpty {
+      if section == "keys" {
+        for entry in document.entries(in: section) {
+          try mapping.add(
+            pattern: entry.name, strategy: entry.value, line: entry.line, origin: origin)
+        }
+      } else if let name = section.dropping(prefix: "strategy."), !name.isEmpty {
+        strategySections.append(name)
+      } else if let name = section.dropping(prefix: "key."), !name.isEmpty {
+        keySections.append(name)
+      } else {
+        throw TetherError.invalidConfiguration(
+          message: "unknown section [\(section)]; expected [keys], [strategy.NAME] or [key.NAME]",
+          location: sectionLocation(section))
+      }
+    }
+
+    var instances: [String: StrategyInstance] = [:]
+    for name in strategySections {
+      let sectionOptions = options("strategy.\(name)")
+      let kind = sectionOptions["kind"] ?? name
+      guard let type = kinds[kind] else {
+        let location =
+          sectionOptions["kind"] == nil
+          ? sectionLocation("strategy.\(name)") : sectionOptions.location(of: "kind")
+        throw TetherError.invalidConfiguration(
+          message: "unknown strategy kind \"\(kind)\"; registered: "
+            + kinds.keys.sorted().joined(separator: ", ")
+            + (sectionOptions["kind"] == nil ? " (a named instance needs kind = KIND)" : ""),
+          location: location)
+      }
+      instances[name] = try Self.instantiate(
+        type, name: name, options: sectionOptions, location: sectionLocation("strategy.\(name)"))
+    }
+    for rule in mapping.rules where instances[rule.strategy] == nil {
+      guard let type = kinds[rule.strategy] else {
+        let known = Set(kinds.keys).union(instances.keys).sorted()
+        throw TetherError.invalidConfiguration(
+          message: "unknown strategy \"\(rule.strategy)\"; registered: "
+            + known.joined(separator: ", "),
+          location: "\(origin):\(rule.line)")
+      }
+      instances[rule.strategy] = try Self.instantiate(
+        type, name: rule.strategy, options: options("strategy.\(rule.strategy)"),
+        location: "\(origin):\(rule.line)")
+    }
+
+    var keyOptions: [String: StrategyOptions] = [:]
+    for name in keySections {
+      let section = "key.\(name)"
+      guard let rule = mapping.rule(for: name), let instance = instances[rule.strategy] else {
+        throw TetherError.invalidConfiguration(
+          message: "[\(section)] matches no entry in [keys]; map \"\(name)\" to a strategy there",
+          location: sectionLocation(section))
+      }
+      let options = options(section)
+      try Self.checkPath(options, of: name, in: instance)
+      if let known = type(of: instance.strategy).keyOptionNames {
+        if let unknown = options.names.first(where: { !known.contains($0) }) {
+          throw Self.unknownOption(unknown, in: section, options)
+        }
+      }
+      keyOptions[name] = options
+    }
+
+    self.origin = origin
+    self.mapping = mapping
+    self.instances = instances
+    self.keyOptions = keyOptions
+  }
+
+  /// The key that stores `name` as `Value`, made once per name and type and then reused.
+  package func key<Value: Sendable>(
+    named name: String, as type: Value.Type
+  ) -> Result<any SharedKey<Value>, TetherError> {
+    let slot = ResolutionSlot(name: name, type: ObjectIdentifier(type))
+    if let cached = resolved.withLock({ $0[slot] }) as? Result<any SharedKey<Value>, TetherError> {
+      return cached
+    }
+    let result = Result { () throws(TetherError) in try resolve(name, as: type) }
+    let published = resolved.withLock { table -> Result<any SharedKey<Value>, TetherError> in
+      if let raced = table[slot] as? Result<any SharedKey<Value>, TetherError> { return raced }
+      table[slot] = result
+      return result
+    }
+    if case .failure(let error) = result, published.isFailure {
+      Logger.tether.error("cannot resolve key \"\(name)\": \(error)")
+    }
+    return published
+  }
+
+  private func resolve<Value: Sendable>(
+    _ name: String, as type: Value.Type
+  ) throws(TetherError) -> any SharedKey<Value> {
+    guard let rule = mapping.rule(for: name), let instance = instances[rule.strategy] else {
+      throw .unmappedKey(name, origin: origin)
+    }
+    let options = keyOptions[name] ?? StrategyOptions(entries: [], origin: origin)
+    let key: any SharedKey<Value>
+    do {
+      key = try instance.strategy.key(named: name, as: type, options: options)
+    } catch let error as TetherError {
+      throw error
+    } catch {
+      throw .invalidConfiguration(
+        message: "strategy \"\(instance.name)\" cannot store key \"\(name)\": \(error)",
+        location: "\(origin):\(rule.line)")
+    }
+    if let unknown = options.unread.first {
+      throw Self.unknownOption(unknown, in: "key.\(name)", options)
+    }
+    return key
+  }
+
+  private static func kinds(
+    _ strategies: [any PersistenceStrategy.Type]
+  ) throws -> [String: any PersistenceStrategy.Type] {
+    var kinds: [String: any PersistenceStrategy.Type] = [:]
+    for strategy in strategies {
+      if let other = kinds[strategy.kind], other != strategy {
+        throw TetherError.invalidConfiguration(
+          message: "strategies \(other) and \(strategy) both have kind \"\(strategy.kind)\"",
+          location: "<strategies>")
+      }
+      kinds[strategy.kind] = strategy
+    }
+    return kinds
+  }
+
+  private static func instantiate(
+    _ type: any PersistenceStrategy.Type, name: String, options: StrategyOptions,
+    location: String
+  ) throws -> StrategyInstance {
+    options.markRead("kind", "allow-absolute-paths")
+    let allowsAbsolutePaths = try options.bool("allow-absolute-paths") ?? false
+    let strategy: any PersistenceStrategy
+    do {
+      strategy = try type.init(options: options)
+    } catch let error as TetherError {
+      throw error
+    } catch {
+      throw TetherError.invalidConfiguration(
+        message: "strategy \"\(name)\" (kind \(type.kind)) failed to start: \(error)",
+        location: location)
+    }
+    if let unknown = options.unread.first {
+      throw unknownOption(unknown, in: "strategy.\(name)", options)
+    }
+    return StrategyInstance(
+      name: name, kind: type.kind, strategy: strategy, options: options,
+      allowsAbsolutePaths: allowsAbsolutePaths)
+  }
+
+  private static func checkPath(
+    _ options: StrategyOptions, of name: String, in instance: StrategyInstance
+  ) throws {
+    let entries = options.names
+    guard entries.contains("path"), !instance.allowsAbsolutePaths else { return }
+    let path = options.peek("path") ?? ""
+    let escapes =
+      path.hasPrefix("/") || path.hasPrefix("~") || path.hasPrefix("$")
+      || path.split(separator: "/").contains("..")
+    if escapes {
+      throw TetherError.invalidConfiguration(
+        message: "path \"\(path)\" of key \"\(name)\" escapes the directory of strategy "
+          + "\"\(instance.name)\"; use a relative path inside it, or set "
+          + "allow-absolute-paths = true in [strategy.\(instance.name)]",
+        location: options.location(of: "path"))
+    }
+  }
+
+  private static func unknownOption(
+    _ name: String, in section: String, _ options: StrategyOptions
+  ) -> TetherError {
+    .invalidConfiguration(
+      message: "unknown option \(name) in [\(section)]", location: options.location(of: name))
+  }
+}
+
+extension Result {
+  fileprivate var isFailure: Bool {
+    if case .failure = self { return true }
+    return false
+  }
+}
+
+extension String {
+  fileprivate func dropping(prefix: String) -> String? {
+    hasPrefix(prefix) ? String(dropFirst(prefix.count)) : nil
+  }
+}

@@ -1,0 +1,52 @@
+package import Foundation
+
+/// Where the config that maps keys to strategies comes from.
+///
+/// ```swift
+/// try TetherSystem.bootstrap(
+///   configuration: .file("Config/tether.conf"),
+///   strategies: [InMemoryStrategy.self, FileStorageStrategy.self, DefaultsStrategy.self])
+/// ```
+public enum TetherConfiguration: Sendable {
+  /// A config file; relative paths in it resolve against its folder.
+  case file(String)
+  /// Config text given in code; relative paths resolve against the current folder, and errors
+  /// are located at `origin:line`.
+  case string(String, origin: String = "<string>")
+
+  /// The name errors are located at.
+  package var origin: String {
+    switch self {
+    case .file(let path): return path
+    case .string(_, let origin): return origin
+    }
+  }
+
+  /// The folder relative paths resolve against.
+  package var baseDirectory: URL {
+    let cwd = URL(filePath: FileManager.default.currentDirectoryPath)
+    switch self {
+    case .file(let path):
+      return URL(filePath: path, relativeTo: cwd).deletingLastPathComponent().standardized
+    case .string:
+      return cwd
+    }
+  }
+
+  /// The parsed text.
+  package func document() throws -> INIDocument {
+    switch self {
+    case .string(let text, let origin):
+      return try INIDocument(parsing: text, origin: origin)
+    case .file(let path):
+      let data: Data
+      do {
+        data = try Data(contentsOf: URL(filePath: path))
+      } catch {
+        throw TetherError.invalidConfiguration(
+          message: "cannot read the config file: \(error.localizedDescription)", location: path)
+      }
+      return try INIDocument(parsing: data, origin: path)
+    }
+  }
+}

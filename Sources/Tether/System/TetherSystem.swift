@@ -1,0 +1,52 @@
+/// The entry point: bootstraps the key registry from a config file, once per process.
+///
+/// ```swift
+/// @main struct FactsApp {
+///   static func main() async throws {
+///     try TetherSystem.bootstrap(
+///       configuration: .file("Config/tether.conf"),
+///       strategies: [InMemoryStrategy.self, FileStorageStrategy.self, DefaultsStrategy.self])
+///     @Shared(.favoriteFacts) var favoriteFacts
+///   }
+/// }
+/// ```
+///
+/// Tests use ``withBootstrap(configuration:strategies:isolation:operation:)`` instead: each gets a
+/// registry, in-memory values and live references of its own, so tests run in parallel.
+public enum TetherSystem {
+  /// Loads the config and makes it the process's registry.
+  ///
+  /// Throws the config's first error (located at `file:line`), or
+  /// `TetherError.alreadyBootstrapped` when called a second time.
+  public static func bootstrap(
+    configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type]
+  ) throws {
+    if TetherScope.process.registry != nil { throw TetherError.alreadyBootstrapped }
+    try TetherScope.process.install(
+      StrategyRegistry(configuration: configuration, strategies: strategies))
+  }
+
+  /// Runs `operation` with a registry of its own, overriding any process bootstrap for the tasks
+  /// it runs: keys resolve through `configuration`, and in-memory values and live references
+  /// belong to this scope alone.
+  ///
+  /// ```swift
+  /// @Test func counts() async throws {
+  ///   try await TetherSystem.withBootstrap(
+  ///     configuration: .string("[keys]\ncount = memory"), strategies: [InMemoryStrategy.self]
+  ///   ) {
+  ///     @Shared(.registered("count")) var count = 0
+  ///     $count.withLock { $0 += 1 }
+  ///   }
+  /// }
+  /// ```
+  public static func withBootstrap<R>(
+    configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type],
+    isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> R
+  ) async throws -> R {
+    let scope = TetherScope(
+      registry: try StrategyRegistry(configuration: configuration, strategies: strategies))
+    return try await TetherScope.$override.withValue(scope, operation: operation)
+  }
+}

@@ -1,0 +1,30 @@
+public import Foundation
+public import Testing
+
+/// Runs `body` with a new, empty folder that is removed afterwards.
+///
+/// ```swift
+/// try await withTemporaryDirectory { folder in
+///   try await TetherSystem.withBootstrap(
+///     configuration: .string("[strategy.file]\ndirectory = \(folder.path)\n[keys]\n* = file"),
+///     strategies: [FileStorageStrategy.self]
+///   ) { … }
+/// }
+/// ```
+public func withTemporaryDirectory<R>(
+  isolation: isolated (any Actor)? = #isolation,
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ body: (URL) async throws -> R
+) async throws -> R {
+  let folder = URL(filePath: NSTemporaryDirectory(), directoryHint: .isDirectory)
+    .appending(path: "tether-\(UUID().uuidString)", directoryHint: .isDirectory)
+  try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+  defer {
+    do {
+      try FileManager.default.removeItem(at: folder)
+    } catch {
+      Issue.record("could not remove \(folder.path): \(error)", sourceLocation: sourceLocation)
+    }
+  }
+  return try await body(folder)
+}

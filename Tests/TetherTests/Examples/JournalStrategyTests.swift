@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+import Tether
+import TetherTesting
+
+@Suite struct JournalStrategyTests {
+  @Test func conformance() async throws {
+    try await withTemporaryDirectory { folder in
+      try await StrategyConformance.run(
+        JournalStrategy.self, options: "file = \(folder.path)/audit.journal")
+    }
+  }
+
+  @Test func registeredFromAConfigFileAsAnAppWould() async throws {
+    try await withTemporaryDirectory { folder in
+      let config = folder.appending(path: "tether.conf")
+      try """
+      [keys]
+      audit.* = journal
+      [strategy.journal]
+      file = audit.journal
+      """.write(to: config, atomically: true, encoding: .utf8)
+      try await TetherSystem.withBootstrap(
+        configuration: .file(config.path), strategies: [JournalStrategy.self]
+      ) {
+        @Shared(.registered("audit.facts")) var facts: [Fact] = []
+        $facts.withLock { $0.append(Fact(text: "one")) }
+        $facts.withLock { $0.append(Fact(text: "two")) }
+        let journal = try String(
+          contentsOf: folder.appending(path: "audit.journal"), encoding: .utf8)
+        #expect(journal.split(separator: "\n").count == 2, "every save is kept")
+
+        struct NotCodable: Sendable {}
+        @Shared(.registered("audit.other")) var other = NotCodable()
+        #expect(
+          $other.loadError as? TetherError
+            == .unsupportedType("NotCodable", key: "audit.other", kind: "journal"))
+      }
+      try await TetherSystem.withBootstrap(
+        configuration: .file(config.path), strategies: [JournalStrategy.self]
+      ) {
+        @Shared(.registered("audit.facts")) var facts: [Fact] = []
+        #expect(facts.map(\.text) == ["one", "two"])
+      }
+    }
+  }
+}
