@@ -23,6 +23,16 @@ let package = Package(
       dependencies: [.product(name: "Logging", package: "swift-log")],
       swiftSettings: swiftSettings
     ),
+    .systemLibrary(
+      name: "CInotifyTools",
+      path: "Sources/CInotifyTools",
+      providers: [.apt(["libinotifytools0-dev"])]
+    ),
+    .target(
+      name: "TetherWatcher",
+      dependencies: ["CInotifyTools", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: swiftSettings
+    ),
     .target(
       name: "TetherInMemory",
       dependencies: ["Tether"],
@@ -37,6 +47,11 @@ let package = Package(
     .testTarget(
       name: "TetherTests",
       dependencies: ["Tether", "TetherInMemory", "TetherTesting"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TetherWatcherTests",
+      dependencies: ["TetherWatcher", "TetherTesting"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -1,0 +1,63 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// The private file the watcher thread watches so other threads can wake it: writing one byte
+/// queues an `IN_MODIFY` in the kernel, so a wake-up is never lost.
+///
+/// It lives in a private `mkdtemp` folder (under `$XDG_RUNTIME_DIR` when set), removed at exit.
+final class ControlFile: Sendable {
+  let path: String
+  let folder: String
+  let inode: UInt64
+  private let fd: Int32
+
+  init() throws(SystemError) {
+    let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap {
+      FileManager.default.isWritableFile(atPath: $0) ? $0 : nil
+    }
+    var template = Array(((runtime ?? "/tmp") + "/tether-watch-XXXXXX").utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { buffer in
+      buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+    }
+    guard let made else { throw SystemError(call: "mkdtemp", code: errno) }
+    folder = made
+    path = folder + "/wake"
+    let file = path
+    fd = try systemCall("open", path: path) {
+      open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    }
+    var info = stat()
+    let opened = fd
+    try systemCall("fstat", path: path) { fstat(opened, &info) }
+    inode = UInt64(info.st_ino)
+    ControlFile.removeAtExit(folder: folder, file: path)
+  }
+
+  /// Wakes the watcher thread.
+  func wake() {
+    var byte: UInt8 = 0x77
+    let opened = fd
+    do {
+      try systemCall("pwrite", path: path) { pwrite(opened, &byte, 1, 0) }
+    } catch {
+      // The descriptor is ours and open; a failure here means the process is out of resources,
+      // and the next wake-up or watcher event will retry.
+    }
+  }
+
+  private static let folders = Mutex<[(String, String)]>([])
+  private static let registered: Void = {
+    atexit {
+      for (folder, file) in ControlFile.folders.withLock({ $0 }) {
+        unlink(file)
+        rmdir(folder)
+      }
+    }
+  }()
+
+  private static func removeAtExit(folder: String, file: String) {
+    _ = registered
+    folders.withLock { $0.append((folder, file)) }
+  }
+}

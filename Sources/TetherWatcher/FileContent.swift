@@ -1,0 +1,67 @@
+package import Foundation
+import Glibc
+
+/// What a watched file holds, as the watcher last read it.
+package enum FileContent: Sendable, Equatable {
+  /// There is no file at the path.
+  case missing
+  /// The file's bytes.
+  case data(Data)
+  /// The file exists but could not be read.
+  case unreadable(SystemError)
+
+  /// Reads the file at `path`, following symlinks.
+  package static func read(_ path: String) -> FileContent {
+    do {
+      return .data(try readData(path))
+    } catch  where error.code == ENOENT || error.code == ENOTDIR {
+      return .missing
+    } catch {
+      return .unreadable(error)
+    }
+  }
+
+  /// The whole file at `path`.
+  package static func readData(_ path: String) throws(SystemError) -> Data {
+    let fd = try systemCall("open", path: path) { open(path, O_RDONLY | O_CLOEXEC) }
+    defer { close(fd) }
+    var data = Data()
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+    defer { buffer.deallocate() }
+    while true {
+      let count = try systemCall("read", path: path) {
+        Glibc.read(fd, buffer.baseAddress, buffer.count)
+      }
+      if count == 0 { return data }
+      data.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+    }
+  }
+}
+
+/// What `stat` says about a file: enough to notice most changes without reading it.
+package struct FileIdentity: Sendable, Equatable {
+  let device: UInt64
+  let inode: UInt64
+  let size: Int64
+  let modified: timespec
+  let changed: timespec
+
+  /// The identity of the file at `path`, or `nil` when there is none.
+  package static func of(_ path: String) -> FileIdentity? {
+    var info = stat()
+    do {
+      try systemCall("stat", path: path) { stat(path, &info) }
+    } catch {
+      return nil
+    }
+    return FileIdentity(
+      device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+      modified: info.st_mtim, changed: info.st_ctim)
+  }
+
+  package static func == (lhs: FileIdentity, rhs: FileIdentity) -> Bool {
+    lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
+      && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+      && lhs.changed.tv_sec == rhs.changed.tv_sec && lhs.changed.tv_nsec == rhs.changed.tv_nsec
+  }
+}

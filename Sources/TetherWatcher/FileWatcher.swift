@@ -1,0 +1,326 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The one file watcher of the process, shared by every file-backed strategy.
+///
+/// It watches *directories* (one inotify watch per directory, however many files in it are
+/// watched), filters events by file name, lets bursts settle, then re-reads the file and
+/// delivers its content only when it differs from what was last seen or written by us. Where
+/// inotify cannot serve (watch or instance limits, a descriptor ≥ 1024, a network file system)
+/// it polls instead, and says why once.
+///
+/// ```swift
+/// let watch = FileWatcher.shared.watch("/home/ada/.local/share/facts/facts.json") { content in
+///   // .data(bytes) or .missing, on the watcher's delivery queue
+/// }
+/// ```
+package final class FileWatcher: Sendable {
+  /// The process's watcher.
+  package static let shared = FileWatcher()
+
+  /// How long a file must be quiet before it is checked.
+  package let settleDelay: Duration = .milliseconds(50)
+  /// The longest a busy file waits before it is checked anyway.
+  package let maxWait: Duration = .milliseconds(500)
+
+  struct Entry {
+    let directory: String
+    var subscribers: [UInt64: @Sendable (FileContent) -> Void] = [:]
+    var known: FileContent
+    var ownWrites: [Data] = []
+  }
+
+  struct State {
+    var files: [String: Entry] = [:]
+    /// Directory → the watched paths in it.
+    var directories: [String: Set<String>] = [:]
+    /// The request generation that first asked for each directory.
+    var requestedAt: [String: UInt64] = [:]
+    var statistics = WatcherStatistics()
+    var requested: UInt64 = 0
+    var served: UInt64 = 0
+    var waiters: [(generation: UInt64, semaphore: DispatchSemaphore)] = []
+    var nextSubscriber: UInt64 = 0
+    var started = false
+    var pauseRequested = false
+    var loggedReasons: Set<String> = []
+    var pollInterval: Duration = .seconds(1)
+    var eventTap: (@Sendable (String) -> Void)?
+  }
+
+  let state = Mutex(State())
+  let delivery = DispatchQueue(label: "tether.watcher.delivery")
+  private let control = Mutex<ControlFile?>(nil)
+  private let resumeSignal = DispatchSemaphore(value: 0)
+  private let pausedSignal = DispatchSemaphore(value: 0)
+  let settler: Settler
+  private let poller = Mutex<(any DispatchSourceTimer)?>(nil)
+
+  static var logger: Logger { Logger(label: "tether.watcher") }
+
+  private init() {
+    // There is only the shared instance, so the settler reaches it directly.
+    settler = Settler(queue: delivery, settle: settleDelay, maxWait: maxWait) { path in
+      FileWatcher.shared.check(path)
+    }
+  }
+
+  /// Delivers every change of the file at `path` (made absolute and standardized) to `onChange`
+  /// until the returned watch is cancelled or released.
+  ///
+  /// Returns once the file is being watched, so any change after this call is delivered.
+  package func watch(
+    _ path: String, onChange: @escaping @Sendable (FileContent) -> Void
+  ) -> FileWatch {
+    let path = URL(filePath: path).standardizedFileURL.path
+    let directory = (path as NSString).deletingLastPathComponent
+    let baseline = FileContent.read(path)
+    let (id, waitFor) = state.withLock { state -> (UInt64, UInt64?) in
+      let id = state.nextSubscriber
+      state.nextSubscriber += 1
+      if state.files[path] == nil {
+        state.files[path] = Entry(directory: directory, known: baseline)
+        state.statistics.watchedFiles += 1
+      }
+      state.files[path]?.subscribers[id] = onChange
+      if let fallback = state.statistics.fallback {
+        state.statistics.polledPaths[path] = fallback
+        return (id, nil)
+      }
+      if state.directories[directory] == nil {
+        state.requested += 1
+        state.requestedAt[directory] = state.requested
+      }
+      state.directories[directory, default: []].insert(path)
+      let generation = state.requestedAt[directory] ?? 0
+      return (id, state.served < generation ? generation : nil)
+    }
+    startIfNeeded()
+    if let generation = waitFor { waitUntilServed(generation) }
+    if state.withLock({ $0.statistics.polledPaths[path] != nil }) { startPolling() }
+    // Covers a change between reading the baseline and the watch taking effect.
+    settler.dirty(path)
+    return FileWatch(path: path, id: id, watcher: self)
+  }
+
+  /// What the watcher is doing now.
+  package var statistics: WatcherStatistics { state.withLock { $0.statistics } }
+
+  /// Sets how often polled paths are checked (1 s by default).
+  package func setPollInterval(_ interval: Duration) {
+    state.withLock { $0.pollInterval = interval }
+    poller.withLock { timer in
+      timer?.schedule(deadline: .now(), repeating: .nanoseconds(Int(interval.nanoseconds)))
+    }
+  }
+
+  /// Calls `tap` on the watcher thread with the path of each raw event for a watched file,
+  /// before any settling: the physical floor for latency benchmarks.
+  package func setEventTap(_ tap: (@Sendable (String) -> Void)?) {
+    state.withLock { $0.eventTap = tap }
+  }
+
+  /// Stops the watcher thread reading events until ``resumeForTesting()``: the kernel queues
+  /// them meanwhile, and overflows past 16,384.
+  package func pauseForTesting() {
+    guard state.withLock({ $0.started && $0.statistics.fallback == nil }) else { return }
+    state.withLock { $0.pauseRequested = true }
+    wake()
+    pausedSignal.wait()
+  }
+
+  /// Lets a paused watcher thread go on.
+  package func resumeForTesting() {
+    let wasPaused = state.withLock { state in
+      defer { state.pauseRequested = false }
+      return state.pauseRequested
+    }
+    if wasPaused { resumeSignal.signal() }
+  }
+
+  // MARK: - Subscriptions and own writes
+
+  func unsubscribe(path: String, id: UInt64) {
+    let removedDirectory = state.withLock { state -> Bool in
+      guard var entry = state.files[path] else { return false }
+      entry.subscribers[id] = nil
+      guard entry.subscribers.isEmpty else {
+        state.files[path] = entry
+        return false
+      }
+      state.files[path] = nil
+      state.statistics.watchedFiles -= 1
+      state.statistics.polledPaths[path] = nil
+      state.directories[entry.directory]?.remove(path)
+      guard state.directories[entry.directory]?.isEmpty == true else { return false }
+      state.directories[entry.directory] = nil
+      state.requestedAt[entry.directory] = nil
+      state.requested += 1
+      return true
+    }
+    if removedDirectory { wake() }
+  }
+
+  func expectOwnWrite(path: String, data: Data) {
+    state.withLock { $0.files[path]?.ownWrites.append(data) }
+  }
+
+  func recordOwnWrite(path: String, data: Data) {
+    state.withLock { state in
+      guard state.files[path] != nil else { return }
+      state.files[path]?.known = .data(data)
+      if let index = state.files[path]?.ownWrites.firstIndex(of: data) {
+        state.files[path]?.ownWrites.remove(at: index)
+      }
+    }
+  }
+
+  func cancelOwnWrite(path: String, data: Data) {
+    state.withLock { state in
+      if let index = state.files[path]?.ownWrites.firstIndex(of: data) {
+        state.files[path]?.ownWrites.remove(at: index)
+      }
+    }
+  }
+
+  // MARK: - Checking and delivering
+
+  /// Re-reads `path` and delivers its content if it is neither what was last seen nor one of
+  /// our own writes. Runs on the delivery queue, so deliveries are in order.
+  func check(_ path: String) {
+    let content = FileContent.read(path)
+    let subscribers = state.withLock { state -> [@Sendable (FileContent) -> Void] in
+      guard var entry = state.files[path], entry.known != content else { return [] }
+      entry.known = content
+      if case .data(let data) = content, entry.ownWrites.contains(data) {
+        state.files[path] = entry
+        return []
+      }
+      state.files[path] = entry
+      return Array(entry.subscribers.values)
+    }
+    for subscriber in subscribers { subscriber(content) }
+  }
+
+  /// Marks every watched file as possibly changed (after an overflow or a rebuild).
+  func dirtyAll(under directory: String? = nil) {
+    let paths = state.withLock { state in
+      directory.map { Array(state.directories[$0] ?? []) } ?? Array(state.files.keys)
+    }
+    for path in paths { settler.dirty(path) }
+  }
+
+  // MARK: - The thread
+
+  private func startIfNeeded() {
+    let start = state.withLock { state in
+      defer { state.started = true }
+      return !state.started
+    }
+    guard start else { return }
+    do {
+      let file = try ControlFile()
+      control.withLock { $0 = file }
+      let thread = Thread { WatcherThread(watcher: self, control: file).run() }
+      thread.name = "tether.watcher"
+      thread.start()
+    } catch {
+      fallBack(.failed(error))
+    }
+  }
+
+  func wake() {
+    control.withLock { $0 }?.wake()
+  }
+
+  private func waitUntilServed(_ generation: UInt64) {
+    let semaphore = DispatchSemaphore(value: 0)
+    let served = state.withLock { state in
+      if state.served >= generation || state.statistics.fallback != nil { return true }
+      state.waiters.append((generation, semaphore))
+      return false
+    }
+    guard !served else { return }
+    wake()
+    semaphore.wait()
+  }
+
+  /// Called by the watcher thread once it has applied every request up to `generation`.
+  func served(_ generation: UInt64) {
+    let ready = state.withLock { state -> [DispatchSemaphore] in
+      state.served = max(state.served, generation)
+      let ready = state.waiters.filter { $0.generation <= state.served }.map(\.semaphore)
+      state.waiters.removeAll { $0.generation <= state.served }
+      return ready
+    }
+    for semaphore in ready { semaphore.signal() }
+  }
+
+  /// Called by the watcher thread at the top of each loop; blocks while paused.
+  func honourPause() {
+    guard state.withLock({ $0.pauseRequested }) else { return }
+    pausedSignal.signal()
+    resumeSignal.wait()
+  }
+
+  // MARK: - Polling
+
+  /// Polls every watched file from now on: inotify cannot serve this process.
+  func fallBack(_ reason: PollReason) {
+    let ready = state.withLock { state -> [DispatchSemaphore] in
+      state.statistics.fallback = reason
+      state.statistics.inotifyWatches = 0
+      for path in state.files.keys { state.statistics.polledPaths[path] = reason }
+      defer { state.waiters = [] }
+      return state.waiters.map(\.semaphore)
+    }
+    logOnce(reason, path: nil)
+    for semaphore in ready { semaphore.signal() }
+    startPolling()
+  }
+
+  /// Polls the files in `directory`.
+  func poll(directory: String, because reason: PollReason) {
+    state.withLock { state in
+      for path in state.directories[directory] ?? [] {
+        state.statistics.polledPaths[path] = reason
+      }
+    }
+    logOnce(reason, path: directory)
+    startPolling()
+  }
+
+  /// Stops polling the files in `directory`: inotify serves it again.
+  func unpoll(directory: String) {
+    state.withLock { state in
+      for path in state.directories[directory] ?? [] {
+        state.statistics.polledPaths[path] = nil
+      }
+    }
+  }
+
+  private func startPolling() {
+    let interval = state.withLock { $0.pollInterval }
+    poller.withLock { timer in
+      guard timer == nil else { return }
+      let source = DispatchSource.makeTimerSource(queue: delivery)
+      source.schedule(
+        deadline: .now() + .nanoseconds(Int(interval.nanoseconds)),
+        repeating: .nanoseconds(Int(interval.nanoseconds)))
+      source.setEventHandler { [self] in
+        for path in state.withLock({ Array($0.statistics.polledPaths.keys) }) { check(path) }
+      }
+      source.resume()
+      timer = source
+    }
+  }
+
+  private func logOnce(_ reason: PollReason, path: String?) {
+    let first = state.withLock { $0.loggedReasons.insert(reason.description).inserted }
+    guard first else { return }
+    Self.logger.warning(
+      "polling \(path.map { "files in \($0)" } ?? "every watched file") instead of inotify: \(reason)"
+    )
+  }
+}

@@ -1,0 +1,88 @@
+import CInotifyTools
+import Foundation
+import Glibc
+
+/// libinotifytools, as the watcher thread uses it.
+///
+/// The library keeps all its state in globals and static buffers, with no locking: only the
+/// watcher thread may call into this enum. Events are copied out of the library's static buffer
+/// before the next call.
+enum Inotify {
+  struct Event {
+    let wd: Int32
+    let mask: UInt32
+    let name: String
+
+    func has(_ flag: Int32) -> Bool { mask & UInt32(bitPattern: flag) != 0 }
+  }
+
+  /// What a directory watch asks for: every change to an entry's name or content, and the
+  /// directory itself going away.
+  static let directoryMask: Int32 =
+    IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB
+    | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
+
+  static func initialize() throws(SystemError) {
+    guard inotifytools_initialize() != 0 else {
+      throw SystemError(call: "inotify_init", code: inotifytools_error())
+    }
+  }
+
+  /// Closes the instance. Drain first: the library keeps unread events in a static buffer and
+  /// would hand them out again, with wrong descriptors, after the next `initialize`.
+  static func cleanup() {
+    while inotifytools_next_events(0, 1) != nil {}
+    inotifytools_cleanup()
+  }
+
+  /// Watches `path` and returns the kernel's watch descriptor.
+  static func watch(_ path: String, mask: Int32, isDirectory: Bool) throws(SystemError) -> Int32 {
+    guard inotifytools_watch_file(path, mask) != 0 else {
+      throw SystemError(call: "inotify_add_watch", path: path, code: inotifytools_error())
+    }
+    // The library stores directories with a trailing "/".
+    let wd = inotifytools_wd_from_filename(isDirectory ? path + "/" : path)
+    guard wd >= 0 else { throw SystemError(call: "inotify_add_watch", path: path, code: EINVAL) }
+    return wd
+  }
+
+  static func removeWatch(_ wd: Int32) {
+    _ = inotifytools_remove_watch_by_wd(wd)
+  }
+
+  /// Blocks until an event arrives; `nil` when interrupted (`EINTR`).
+  static func nextEvent() throws(SystemError) -> Event? {
+    // Always one event at a time: asking for more makes the library busy-spin.
+    guard let event = inotifytools_next_event(0) else {
+      let code = inotifytools_error()
+      if code == EINTR || code == 0 { return nil }
+      throw SystemError(call: "inotifytools_next_event", code: code)
+    }
+    return Event(
+      wd: event.pointee.wd, mask: event.pointee.mask,
+      name: String(cString: tether_inotify_event_name(event)))
+  }
+
+  /// The library's inotify descriptor, which it does not expose: the `/proc/self/fd` entry that
+  /// is an inotify instance watching `inode` (the control file, just watched).
+  static func descriptor(watching inode: UInt64) -> Int32? {
+    let needle = "ino:" + String(inode, radix: 16) + " "
+    let entries: [String]
+    do {
+      entries = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+    } catch {
+      return nil
+    }
+    for entry in entries {
+      guard let fd = Int32(entry),
+        let target = try? FileManager.default.destinationOfSymbolicLink(
+          atPath: "/proc/self/fd/\(entry)"),
+        target == "anon_inode:inotify",
+        let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(entry)", encoding: .utf8),
+        info.contains(needle)
+      else { continue }
+      return fd
+    }
+    return nil
+  }
+}

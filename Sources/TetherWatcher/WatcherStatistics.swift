@@ -1,0 +1,18 @@
+/// What the watcher is doing, for tests, benchmarks and `tether` diagnostics.
+package struct WatcherStatistics: Sendable {
+  /// inotify watches held: one per watched directory (or waited-for ancestor), plus the control
+  /// file's.
+  package var inotifyWatches = 0
+  /// Files with at least one subscriber.
+  package var watchedFiles = 0
+  /// Paths checked by polling, and why.
+  package var polledPaths: [String: PollReason] = [:]
+  /// Set when inotify cannot serve this process at all.
+  package var fallback: PollReason?
+  /// Kernel queue overflows seen (each one rescans every file).
+  package var overflows = 0
+  /// Times the library was re-initialised after a watch was dropped.
+  package var rebuilds = 0
+  /// The library's inotify descriptor, once found.
+  package var descriptor: Int32?
+}

@@ -1,0 +1,178 @@
+import CInotifyTools
+import Foundation
+import Glibc
+
+/// The loop of the watcher's dedicated OS thread: the only code that calls libinotifytools.
+///
+/// It blocks in `next_event` until an event or a wake-up (a write to the control file) arrives,
+/// applies the requested watches, and turns events for watched files into checks.
+final class WatcherThread {
+  private let watcher: FileWatcher
+  private let control: ControlFile
+  private var controlWatch: Int32 = -1
+  /// Watched path (a directory of watched files, or the nearest existing ancestor of a missing
+  /// one) → watch descriptor, and back.
+  private var watches: [String: Int32] = [:]
+  private var paths: [Int32: String] = [:]
+
+  init(watcher: FileWatcher, control: ControlFile) {
+    self.watcher = watcher
+    self.control = control
+  }
+
+  func run() {
+    do {
+      try start()
+    } catch {
+      return watcher.fallBack(error)
+    }
+    while true {
+      watcher.honourPause()
+      let event: Inotify.Event?
+      do {
+        event = try Inotify.nextEvent()
+      } catch {
+        FileWatcher.logger.error("reading inotify events failed: \(error); re-initialising")
+        guard rebuild() else { return }
+        continue
+      }
+      guard let event else { continue }
+      guard handle(event) else { return }
+    }
+  }
+
+  /// Initialises the library and watches the control file; throws why polling must be used.
+  private func start() throws(PollReason) {
+    do {
+      try Inotify.initialize()
+      controlWatch = try Inotify.watch(control.path, mask: IN_MODIFY, isDirectory: false)
+    } catch {
+      throw PollReason.from(error)
+    }
+    guard let fd = Inotify.descriptor(watching: control.inode) else {
+      throw PollReason.failed(SystemError(call: "inotify descriptor lookup", code: ENOENT))
+    }
+    // select() aborts the process on a descriptor past FD_SETSIZE: never wait on one.
+    guard fd < FD_SETSIZE else {
+      Inotify.cleanup()
+      throw PollReason.descriptorTooHigh(fd)
+    }
+    do {
+      try systemCall("fcntl(FD_CLOEXEC)") { fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    } catch {
+      FileWatcher.logger.warning("cannot set close-on-exec on the inotify descriptor: \(error)")
+    }
+    watcher.state.withLock {
+      $0.statistics.descriptor = fd
+      $0.statistics.inotifyWatches = 1
+    }
+    sync()
+  }
+
+  /// Handles one event; `false` when the thread must stop (polling took over).
+  private func handle(_ event: Inotify.Event) -> Bool {
+    if event.wd == controlWatch {
+      sync()
+      return true
+    }
+    if event.has(IN_Q_OVERFLOW) {
+      watcher.state.withLock { $0.statistics.overflows += 1 }
+      watcher.dirtyAll()
+      return true
+    }
+    // Unknown descriptors belong to watches removed on purpose (their IN_IGNORED).
+    guard let path = paths[event.wd] else { return true }
+    if event.has(IN_IGNORED) || event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF)
+      || event.has(IN_UNMOUNT)
+    {
+      // The kernel dropped the watch; the library keeps a stale entry for it, so start afresh.
+      watcher.dirtyAll(under: path)
+      return rebuild()
+    }
+    let file = path == "/" ? "/" + event.name : path + "/" + event.name
+    let (isWatched, tap, awaited) = watcher.state.withLock { state in
+      (
+        state.files[file] != nil, state.eventTap,
+        state.directories.keys.contains { $0 == file || $0.hasPrefix(file + "/") }
+      )
+    }
+    if isWatched {
+      tap?(file)
+      watcher.settler.dirty(file)
+    }
+    // A directory that watched files wait for appeared (or moved) under a watched ancestor.
+    if awaited && event.has(IN_ISDIR) { sync() }
+    return true
+  }
+
+  /// Makes the inotify watches match the directories of the watched files.
+  private func sync() {
+    let (wanted, generation) = watcher.state.withLock { state in
+      (
+        Set(
+          state.directories.keys.filter { directory in
+            state.directories[directory]?.contains { state.statistics.polledPaths[$0] == nil }
+              ?? false
+          }), state.requested
+      )
+    }
+    var targets: [String: Set<String>] = [:]
+    for directory in wanted {
+      targets[Self.nearestExisting(directory), default: []].insert(directory)
+    }
+    for (path, wd) in watches where targets[path] == nil {
+      watches[path] = nil
+      paths[wd] = nil
+      Inotify.removeWatch(wd)
+    }
+    for (path, waiting) in targets where watches[path] == nil {
+      if let remote = FileSystemKind.remoteName(of: path) {
+        for directory in waiting {
+          watcher.poll(directory: directory, because: .networkFileSystem(remote))
+        }
+        continue
+      }
+      do {
+        let wd = try Inotify.watch(path, mask: Inotify.directoryMask, isDirectory: true)
+        watches[path] = wd
+        paths[wd] = path
+        for directory in waiting {
+          watcher.unpoll(directory: directory)
+          watcher.dirtyAll(under: directory)
+        }
+      } catch {
+        for directory in waiting {
+          watcher.poll(directory: directory, because: .from(error))
+        }
+      }
+    }
+    watcher.state.withLock { $0.statistics.inotifyWatches = watches.count + 1 }
+    watcher.served(generation)
+  }
+
+  /// Starts the library afresh and re-adds every watch; `false` if polling had to take over.
+  private func rebuild() -> Bool {
+    Inotify.cleanup()
+    watches = [:]
+    paths = [:]
+    watcher.state.withLock { $0.statistics.rebuilds += 1 }
+    do {
+      try start()
+    } catch {
+      watcher.fallBack(error)
+      return false
+    }
+    watcher.dirtyAll()
+    return true
+  }
+
+  /// `directory` if it exists, else its nearest existing ancestor.
+  private static func nearestExisting(_ directory: String) -> String {
+    var path = directory
+    var info = stat()
+    while path != "/" && !(stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) {
+      path = (path as NSString).deletingLastPathComponent
+    }
+    return path
+  }
+}
