@@ -3,21 +3,26 @@ SWIFT ?= swift
 SOURCES := Package.swift Sources Plugins Tests
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps lint test format
+.PHONY: deps test-deps lint test format
 
-# libinotifytools backs the file watcher; Debian ships it without a pkg-config file.
+APT := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get
+
+# libinotifytools backs the file watcher (Debian ships it without a pkg-config file).
 deps:
 	@dpkg -s libinotifytools0-dev >/dev/null 2>&1 || { \
-	  echo "installing libinotifytools0-dev"; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q libinotifytools0-dev; }
+	  echo "installing libinotifytools0-dev"; $(APT) update -q && $(APT) install -y -q libinotifytools0-dev; }
+
+# The watcher tests also save with vim, which renames over the file outside /tmp.
+test-deps: deps
+	@command -v vim >/dev/null 2>&1 || { \
+	  echo "installing vim"; $(APT) update -q && $(APT) install -y -q vim; }
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(SOURCES)
 
 # The whole suite, then the exclusivity tests again in a release build, where the optimiser
 # could hide (or cause) an overlapping access that a debug build catches.
-test: deps lint
+test: test-deps lint
 	$(SWIFT) test --parallel
 	$(SWIFT) test -c release --filter WithLockTests
 

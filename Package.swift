@@ -49,9 +49,15 @@ let package = Package(
       dependencies: ["Tether", "TetherInMemory", "TetherTesting"],
       swiftSettings: swiftSettings
     ),
+    .executableTarget(
+      name: "tether-test-helper",
+      dependencies: ["TetherWatcher"],
+      path: "Tests/TetherTestHelper",
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "TetherWatcherTests",
-      dependencies: ["TetherWatcher", "TetherTesting"],
+      dependencies: ["TetherWatcher", "TetherTesting", "tether-test-helper"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -28,10 +28,13 @@ enum Inotify {
     }
   }
 
-  /// Closes the instance. Drain first: the library keeps unread events in a static buffer and
-  /// would hand them out again, with wrong descriptors, after the next `initialize`.
-  static func cleanup() {
-    while inotifytools_next_events(0, 1) != nil {}
+  /// Closes the instance. It drains first: the library keeps unread events in a static buffer
+  /// and would hand them out again, with wrong descriptors, after the next `initialize`. Pass
+  /// `drain: false` when the descriptor is too high for the `select()` that draining uses.
+  static func cleanup(drain: Bool = true) {
+    if drain {
+      while inotifytools_next_events(0, 1) != nil {}
+    }
     inotifytools_cleanup()
   }
 

@@ -54,7 +54,7 @@ final class WatcherThread {
     }
     // select() aborts the process on a descriptor past FD_SETSIZE: never wait on one.
     guard fd < FD_SETSIZE else {
-      Inotify.cleanup()
+      Inotify.cleanup(drain: false)
       throw PollReason.descriptorTooHigh(fd)
     }
     do {

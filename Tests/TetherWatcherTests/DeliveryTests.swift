@@ -32,3 +32,151 @@ final class Deliveries: Sendable {
     }
   }
 }
+
+extension DeliveryTests {
+  @Test func ownWritesAreNeverDeliveredButTheNextExternalEditIs() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "data.json")
+      let marker = folder.appending(path: "marker.json")
+      let deliveries = Deliveries()
+      let markers = Deliveries()
+      let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
+      let markerWatch = FileWatcher.shared.watch(marker.path) { markers.record($0) }
+      for value in 0..<200 {
+        let data = Data("own \(value)".utf8)
+        watch.willWrite(data)
+        try data.write(to: file, options: .atomic)
+        watch.didWrite(data)
+      }
+      // Written after the own writes, so its delivery means their check has run (deliveries
+      // are in order, and theirs settled first).
+      try Data("marker".utf8).write(to: marker)
+      await expectEventually { markers.lastIs("marker") }
+      #expect(deliveries.count == 0, "own writes came back: \(deliveries.all)")
+      try Data("external".utf8).write(to: file)
+      await expectEventually { deliveries.lastIs("external") }
+      #expect(deliveries.count == 1)
+      _ = markerWatch
+    }
+  }
+
+  @Test func aDeletedFileIsDeliveredAsMissing() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "data.json")
+      try Data("1".utf8).write(to: file)
+      let deliveries = Deliveries()
+      let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
+      try FileManager.default.removeItem(at: file)
+      await expectEventually { deliveries.last == .missing }
+      _ = watch
+    }
+  }
+
+  @Test func aCancelledWatchReceivesNothingMore() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "data.json")
+      let cancelled = Deliveries()
+      let live = Deliveries()
+      let watch = FileWatcher.shared.watch(file.path) { cancelled.record($0) }
+      let control = FileWatcher.shared.watch(file.path) { live.record($0) }
+      watch.cancel()
+      try Data("1".utf8).write(to: file)
+      await expectEventually { live.lastIs("1") }
+      #expect(cancelled.count == 0)
+      _ = control
+    }
+  }
+
+  @Test func theWatchedFolderDeletedThenRecreatedWithTheFile() async throws {
+    try await withTemporaryDirectory { root in
+      let folder = root.appending(path: "deep/folder")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      let file = folder.appending(path: "data.json")
+      try Data("1".utf8).write(to: file)
+      let deliveries = Deliveries()
+      let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
+      try FileManager.default.removeItem(at: root.appending(path: "deep"))
+      await expectEventually { deliveries.last == .missing }
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try Data("2".utf8).write(to: file)
+      await expectEventually(timeout: .seconds(5)) { deliveries.lastIs("2") }
+      try Data("3".utf8).write(to: file)
+      await expectEventually { deliveries.lastIs("3") }
+      _ = watch
+    }
+  }
+
+  @Test func aFolderThatDoesNotExistYetIsWatchedWhenItAppears() async throws {
+    try await withTemporaryDirectory { root in
+      let file = root.appending(path: "later/data.json")
+      let deliveries = Deliveries()
+      let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
+      try FileManager.default.createDirectory(
+        at: root.appending(path: "later"), withIntermediateDirectories: true)
+      try Data("1".utf8).write(to: file)
+      await expectEventually(timeout: .seconds(5)) { deliveries.lastIs("1") }
+      _ = watch
+    }
+  }
+
+  @Test func theEventTapSeesRawEventsBeforeSettling() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "tapped.json")
+      let tapped = Deliveries()
+      let watch = FileWatcher.shared.watch(file.path) { _ in }
+      FileWatcher.shared.setEventTap { path in
+        if path == file.path { tapped.record(.missing) }
+      }
+      defer { FileWatcher.shared.setEventTap(nil) }
+      try Data("1".utf8).write(to: file)
+      await expectEventually { tapped.count > 0 }
+      _ = watch
+    }
+  }
+
+  @Test(.timeLimit(.minutes(2)))
+  func eightThreadsAddingAndRemovingWatchesUnderAnEventFlood() async throws {
+    try await withTemporaryDirectory { root in
+      let flooded = root.appending(path: "flooded")
+      try FileManager.default.createDirectory(at: flooded, withIntermediateDirectories: true)
+      let anchor = FileWatcher.shared.watch(flooded.appending(path: "anchor").path) { _ in }
+      let flood = Task {
+        try await runChild(
+          "/usr/bin/env",
+          [
+            "python3", "-c",
+            "import os\nfor i in range(20000):\n p=os.path.join('\(flooded.path)','f%d'%(i%50))\n open(p,'w').write('x')\n os.remove(p)",
+          ])
+      }
+      let served = await withTaskGroup(of: Int.self) { group in
+        for thread in 0..<8 {
+          group.addTask {
+            await withCheckedContinuation { continuation in
+              Thread {
+                var count = 0
+                for round in 0..<150 {
+                  let folder = root.appending(path: "t\(thread)-\(round % 5)")
+                  let watch = FileWatcher.shared.watch(folder.appending(path: "f").path) { _ in }
+                  watch.cancel()
+                  count += 1
+                }
+                continuation.resume(returning: count)
+              }.start()
+            }
+          }
+        }
+        return await group.reduce(0, +)
+      }
+      #expect(served == 1200)
+      let result = try await flood.value
+      #expect(result.status == 0, "the flood ran: \(result.errors)")
+      // The watcher still works afterwards.
+      let file = root.appending(path: "after.json")
+      let deliveries = Deliveries()
+      let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
+      try Data("alive".utf8).write(to: file)
+      await expectEventually(timeout: .seconds(5)) { deliveries.lastIs("alive") }
+      _ = (anchor, watch)
+    }
+  }
+}

@@ -1,0 +1,116 @@
+// A child process for Tether's multi-process tests: each command sets up a situation that must
+// not happen inside the shared test process (exact watch counts, a paused watcher, exhausted
+// descriptors, lowered kernel limits), then prints one JSON object with what it saw.
+import Foundation
+import TetherWatcher
+
+enum Helper {
+  static func main() {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    guard let command = arguments.first else { fail("usage: tether-test-helper COMMAND ARGS") }
+    let rest = Array(arguments.dropFirst())
+    switch command {
+    case "count-watches": countWatches(rest)
+    case "overflow": overflow(rest)
+    case "many-descriptors": manyDescriptors(rest)
+    case "watch-folders": watchFolders(rest)
+    default: fail("unknown command \(command)")
+    }
+  }
+
+  /// `count-watches DIR FOLDERS FILES`: watches FILES files spread over FOLDERS folders.
+  static func countWatches(_ arguments: [String]) {
+    let (root, folders, files) = (arguments[0], Int(arguments[1])!, Int(arguments[2])!)
+    var watches: [FileWatch] = []
+    for index in 0..<files {
+      let folder = "\(root)/folder\(index % folders)"
+      make(folder)
+      watches.append(FileWatcher.shared.watch("\(folder)/file\(index).json") { _ in })
+    }
+    report(FileWatcher.shared.statistics, extra: ["files": watches.count])
+  }
+
+  /// `overflow DIR`: pauses the watcher, creates 20,000 files beside the watched one and changes
+  /// it, then resumes and waits for the change.
+  static func overflow(_ arguments: [String]) {
+    let folder = arguments[0]
+    let file = "\(folder)/data.json"
+    write(file, "before")
+    let delivered = DispatchSemaphore(value: 0)
+    let watch = FileWatcher.shared.watch(file) { content in
+      if content == .data(Data("after".utf8)) { delivered.signal() }
+    }
+    FileWatcher.shared.pauseForTesting()
+    for index in 0..<20_000 { write("\(folder)/noise\(index)", "") }
+    write(file, "after")
+    FileWatcher.shared.resumeForTesting()
+    let result = delivered.wait(timeout: .now() + 20)
+    report(FileWatcher.shared.statistics, extra: ["delivered": result == .success ? 1 : 0])
+    _ = watch
+  }
+
+  /// `many-descriptors DIR`: opens 1,100 descriptors first, so the library's would be >= 1024.
+  static func manyDescriptors(_ arguments: [String]) {
+    var descriptors: [Int32] = []
+    for _ in 0..<1100 { descriptors.append(open("/dev/null", O_RDONLY)) }
+    FileWatcher.shared.setPollInterval(.milliseconds(100))
+    let (delivered, watches) = watchAndChange(folders: [arguments[0]])
+    report(FileWatcher.shared.statistics, extra: ["delivered": delivered])
+    for descriptor in descriptors { close(descriptor) }
+    _ = watches
+  }
+
+  /// `watch-folders DIR...`: watches a file in each folder, changes each, counts deliveries.
+  static func watchFolders(_ arguments: [String]) {
+    FileWatcher.shared.setPollInterval(.milliseconds(100))
+    let (delivered, watches) = watchAndChange(folders: arguments)
+    report(FileWatcher.shared.statistics, extra: ["delivered": delivered])
+    _ = watches
+  }
+
+  /// Watches `data.json` in each folder, rewrites each, and returns how many changes arrived
+  /// within 10 seconds, with the watches (still live, for the report).
+  static func watchAndChange(folders: [String]) -> (Int, [FileWatch]) {
+    let delivered = DispatchSemaphore(value: 0)
+    var watches: [FileWatch] = []
+    for folder in folders {
+      make(folder)
+      write("\(folder)/data.json", "1")
+      watches.append(
+        FileWatcher.shared.watch("\(folder)/data.json") { content in
+          if content == .data(Data("2".utf8)) { delivered.signal() }
+        })
+    }
+    for folder in folders { write("\(folder)/data.json", "2") }
+    var count = 0
+    for _ in folders where delivered.wait(timeout: .now() + 10) == .success { count += 1 }
+    return (count, watches)
+  }
+
+  static func report(_ statistics: WatcherStatistics, extra: [String: Int]) {
+    var object: [String: Any] = extra
+    object["inotifyWatches"] = statistics.inotifyWatches
+    object["watchedFiles"] = statistics.watchedFiles
+    object["polled"] = statistics.polledPaths.count
+    object["overflows"] = statistics.overflows
+    object["fallback"] = statistics.fallback.map { "\($0)" } ?? ""
+    object["pollReasons"] = Set(statistics.polledPaths.values.map { "\($0)" }).sorted()
+    let data = try! JSONSerialization.data(withJSONObject: object, options: .sortedKeys)
+    print(String(decoding: data, as: UTF8.self))
+  }
+
+  static func make(_ folder: String) {
+    try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+  }
+
+  static func write(_ path: String, _ text: String) {
+    try! Data(text.utf8).write(to: URL(filePath: path))
+  }
+
+  static func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(2)
+  }
+}
+
+Helper.main()

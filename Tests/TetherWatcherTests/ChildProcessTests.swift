@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import TetherTesting
+
+/// Situations that need a process of their own: exact watch counts, a paused watcher, a
+/// descriptor table already past 1024, lowered kernel limits.
+@Suite(.timeLimit(.minutes(3))) struct ChildProcessTests {
+  @Test func aThousandFilesInTenFoldersUseTenWatchesPlusTheControlFile() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["count-watches", root.path, "10", "1000"])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["inotifyWatches"] as? Int == 11)
+      #expect(result.report["watchedFiles"] as? Int == 1000)
+      #expect(result.report["polled"] as? Int == 0)
+    }
+  }
+
+  @Test func twentyThousandCreationsWhilePausedOverflowThenRescan() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["overflow", root.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect((result.report["overflows"] as? Int ?? 0) >= 1, "\(result.output)")
+      #expect(result.report["delivered"] as? Int == 1, "the rescan found the final content")
+    }
+  }
+
+  @Test func aDescriptorPast1024FallsBackToPollingAndStillDelivers() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["many-descriptors", root.path])
+      #expect(result.status == 0, "exits 0 instead of aborting in select(): \(result.errors)")
+      #expect((result.report["fallback"] as? String)?.contains("select()") == true)
+      #expect(result.report["delivered"] as? Int == 1)
+    }
+  }
+
+  /// Per-user-namespace limits (kernel ≥ 5.11) let CI lower them without touching the host.
+  func underLoweredLimit(
+    _ limit: String, to value: Int, folders: [String]
+  ) async throws
+    -> ChildResult?
+  {
+    let probe = try await runChild("/usr/bin/unshare", ["-U", "-r", "true"])
+    guard probe.status == 0, FileManager.default.fileExists(atPath: "/proc/sys/user/\(limit)")
+    else {
+      print("skipped: unshare -U -r or /proc/sys/user/\(limit) is unavailable: \(probe.errors)")
+      return nil
+    }
+    let script = "echo \(value) > /proc/sys/user/\(limit) && exec \"$0\" watch-folders \"$@\""
+    return try await runChild(
+      "/usr/bin/unshare", ["-U", "-r", "/bin/sh", "-c", script, helperPath] + folders)
+  }
+
+  @Test func theWatchLimitFallsBackToPollingForTheFoldersOverIt() async throws {
+    try await withTemporaryDirectory { root in
+      let folders = (0..<3).map { root.appending(path: "f\($0)").path }
+      // One watch: the control file's. Every folder is over the limit.
+      guard
+        let result = try await underLoweredLimit("max_inotify_watches", to: 1, folders: folders)
+      else { return }
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["delivered"] as? Int == 3, "\(result.output)")
+      #expect((result.report["pollReasons"] as? [String])?.first?.contains("watch limit") == true)
+    }
+  }
+
+  @Test func theInstanceLimitFallsBackToPolling() async throws {
+    try await withTemporaryDirectory { root in
+      guard
+        let result = try await underLoweredLimit(
+          "max_inotify_instances", to: 0, folders: [root.appending(path: "f").path])
+      else { return }
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["delivered"] as? Int == 1, "\(result.output)")
+      #expect((result.report["fallback"] as? String)?.contains("instance limit") == true)
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import TetherTesting
+import TetherWatcher
+
+/// Every way editors and tools save a file ends in one delivery of the final content.
+@Suite(.timeLimit(.minutes(2))) struct EditorTests {
+  /// Watches `data.json` (holding `initial`) in `folder`, runs `change`, and expects exactly one
+  /// delivery, of `final`. A sentinel write afterwards proves nothing else was delivered between.
+  func expectOneDelivery(
+    in folder: URL, initial: String = "1", final: String = "2",
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ change: (URL) async throws -> Void
+  ) async throws {
+    let file = folder.appending(path: "data.json")
+    try Data(initial.utf8).write(to: file)
+    let deliveries = Deliveries()
+    let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
+    try await change(file)
+    await expectEventually(timeout: .seconds(5), sourceLocation: sourceLocation) {
+      deliveries.lastIs(final)
+    }
+    try Data("sentinel".utf8).write(to: file)
+    await expectEventually(timeout: .seconds(5), sourceLocation: sourceLocation) {
+      deliveries.lastIs("sentinel")
+    }
+    #expect(
+      deliveries.all == [.data(Data(final.utf8)), .data(Data("sentinel".utf8))],
+      sourceLocation: sourceLocation)
+    watch.cancel()
+  }
+
+  @Test(arguments: [
+    ("in-place write", "printf 2 > data.json"),
+    ("cp over", "printf 2 > other && cp other data.json"),
+    ("mv over", "printf 2 > other && mv other data.json"),
+    ("sed -i", "sed -i s/1/2/ data.json"),
+    (
+      "Python os.replace",
+      "python3 -c \"import os,tempfile; fd,p=tempfile.mkstemp(dir='.'); os.write(fd,b'2'); os.close(fd); os.replace(p,'data.json')\""
+    ),
+    ("rm then recreate", "rm data.json && printf 2 > data.json"),
+    ("mv away then back", "mv data.json away && printf 2 > away && mv away data.json"),
+  ])
+  func aToolsSaveIsDeliveredOnce(_ name: String, _ script: String) async throws {
+    try await withTemporaryDirectory { folder in
+      try await expectOneDelivery(in: folder) { _ in try await shell(script, in: folder) }
+    }
+  }
+
+  @Test func foundationAtomicWriteIsDeliveredOnce() async throws {
+    try await withTemporaryDirectory { folder in
+      try await expectOneDelivery(in: folder) { file in
+        try Data("2".utf8).write(to: file, options: .atomic)
+      }
+    }
+  }
+
+  /// vim renames only outside /tmp (its 'backupskip' covers /tmp), so this runs in the
+  /// package's build folder; the changed inode proves the rename path was taken.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/vim")))
+  func vimSavingByRenameIsDeliveredOnce() async throws {
+    let folder = URL(filePath: FileManager.default.currentDirectoryPath)
+      .appending(path: ".build/watcher-vim-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { _ = try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appending(path: "data.json")
+    var inodes: [Int] = []
+    // vim ends the file with a newline.
+    try await expectOneDelivery(in: folder, initial: "1\n", final: "2\n") { file in
+      inodes.append(try inode(file))
+      try await shell(
+        "vim -u NONE -N -i NONE -n -E -s -c 'set backupcopy=auto writebackup' "
+          + "-c '%s/1/2/' -c 'wq' data.json", in: folder)
+      inodes.append(try inode(file))
+    }
+    #expect(inodes.count == 2 && inodes[0] != inodes[1], "vim replaced the file by renaming")
+    _ = file
+  }
+
+  private func inode(_ file: URL) throws -> Int {
+    let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+    return (attributes[.systemFileNumber] as? Int) ?? -1
+  }
+}
