@@ -95,6 +95,13 @@ enum Helper {
     object["overflows"] = statistics.overflows
     object["fallback"] = statistics.fallback.map { "\($0)" } ?? ""
     object["pollReasons"] = Set(statistics.polledPaths.values.map { "\($0)" }).sorted()
+    if let fd = statistics.descriptor,
+      let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8),
+      let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags:") }),
+      let octal = Int(flags.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8)
+    {
+      object["closeOnExec"] = octal & Int(O_CLOEXEC) != 0 ? 1 : 0
+    }
     let data = try! JSONSerialization.data(withJSONObject: object, options: .sortedKeys)
     print(String(decoding: data, as: UTF8.self))
   }

@@ -15,6 +15,19 @@ import TetherTesting
     }
   }
 
+  @Test func theDescriptorIsCloseOnExecAndTheControlFolderIsRemovedAtExit() async throws {
+    try await withTemporaryDirectory { root in
+      let runtime = root.appending(path: "runtime")
+      try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+      let result = try await runChild(
+        helperPath, ["count-watches", root.appending(path: "files").path, "1", "1"],
+        environment: ["XDG_RUNTIME_DIR": runtime.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["closeOnExec"] as? Int == 1)
+      #expect(try FileManager.default.contentsOfDirectory(atPath: runtime.path).isEmpty)
+    }
+  }
+
   @Test func twentyThousandCreationsWhilePausedOverflowThenRescan() async throws {
     try await withTemporaryDirectory { root in
       let result = try await runChild(helperPath, ["overflow", root.path])

@@ -24,11 +24,13 @@ var helperPath: String {
 
 /// Runs `executable` to completion (killing it after `timeout`) and collects its output.
 func runChild(
-  _ executable: String, _ arguments: [String], timeout: Duration = .seconds(120)
+  _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+  timeout: Duration = .seconds(120)
 ) async throws -> ChildResult {
   let process = Process()
   process.executableURL = URL(filePath: executable)
   process.arguments = arguments
+  process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
   let output = Pipe()
   let errors = Pipe()
   process.standardOutput = output
