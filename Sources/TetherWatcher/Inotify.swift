@@ -76,16 +76,25 @@ enum Inotify {
     } catch {
       return nil
     }
-    for entry in entries {
-      guard let fd = Int32(entry),
-        let target = try? FileManager.default.destinationOfSymbolicLink(
-          atPath: "/proc/self/fd/\(entry)"),
-        target == "anon_inode:inotify",
-        let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(entry)", encoding: .utf8),
-        info.contains(needle)
-      else { continue }
-      return fd
+    // Descriptors may close while we look: an entry that cannot be read is not ours.
+    return entries.lazy.compactMap { Int32($0) }.first { fd in
+      link(of: fd) == "anon_inode:inotify" && info(of: fd)?.contains(needle) == true
     }
-    return nil
+  }
+
+  private static func link(of fd: Int32) -> String? {
+    do {
+      return try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")
+    } catch {
+      return nil
+    }
+  }
+
+  private static func info(of fd: Int32) -> String? {
+    do {
+      return String(decoding: try FileContent.readData("/proc/self/fdinfo/\(fd)"), as: UTF8.self)
+    } catch {
+      return nil
+    }
   }
 }
