@@ -56,12 +56,12 @@ import TetherWatcher
     }
   }
 
-  /// vim renames only outside /tmp (its 'backupskip' covers /tmp), so this runs in the
-  /// package's build folder; the changed inode proves the rename path was taken.
+  /// vim renames only outside /tmp (its default 'backupskip' covers /tmp), so this runs under
+  /// ~/.cache and clears 'backupskip' too; the changed inode proves the rename path was taken.
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/vim")))
   func vimSavingByRenameIsDeliveredOnce() async throws {
-    let folder = URL(filePath: FileManager.default.currentDirectoryPath)
-      .appending(path: ".build/watcher-vim-\(UUID().uuidString)")
+    let folder = FileManager.default.homeDirectoryForCurrentUser
+      .appending(path: ".cache/tether-tests/vim-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { _ = try? FileManager.default.removeItem(at: folder) }
     let file = folder.appending(path: "data.json")
@@ -70,7 +70,7 @@ import TetherWatcher
     try await expectOneDelivery(in: folder, initial: "1\n", final: "2\n") { file in
       inodes.append(try inode(file))
       try await shell(
-        "vim -u NONE -N -i NONE -n -E -s -c 'set backupcopy=auto writebackup' "
+        "vim -u NONE -N -i NONE -n -E -s -c 'set backupcopy=auto writebackup backupskip=' "
           + "-c '%s/1/2/' -c 'wq' data.json", in: folder)
       inodes.append(try inode(file))
     }
