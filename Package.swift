@@ -12,6 +12,7 @@ let package = Package(
   products: [
     .library(name: "Tether", targets: ["Tether"]),
     .library(name: "TetherInMemory", targets: ["TetherInMemory"]),
+    .library(name: "TetherFileStorage", targets: ["TetherFileStorage"]),
     .library(name: "TetherTesting", targets: ["TetherTesting"]),
   ],
   dependencies: [
@@ -40,6 +41,12 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
     .target(
+      name: "TetherFileStorage",
+      dependencies: ["Tether", "TetherWatcher", .product(name: "Logging", package: "swift-log")],
+      path: "Plugins/FileStorage",
+      swiftSettings: swiftSettings
+    ),
+    .target(
       name: "TetherTesting",
       dependencies: ["Tether", "TetherInMemory"],
       swiftSettings: swiftSettings
@@ -51,13 +58,18 @@ let package = Package(
     ),
     .executableTarget(
       name: "tether-test-helper",
-      dependencies: ["TetherWatcher"],
+      dependencies: ["TetherWatcher", "TetherFileStorage"],
       path: "Tests/TetherTestHelper",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "TetherWatcherTests",
       dependencies: ["TetherWatcher", "TetherTesting", "tether-test-helper"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TetherFileStorageTests",
+      dependencies: ["TetherFileStorage", "TetherTesting", "tether-test-helper"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -28,6 +28,9 @@ package final class FileWatch: Sendable {
   /// The file now holds `data`, written by us.
   package func didWrite(_ data: Data) { watcher.recordOwnWrite(path: path, data: data) }
 
+  /// The content the watcher last saw or was told of: what a writer expects to replace.
+  package var knownContent: FileContent? { watcher.known(path: path) }
+
   /// The write of `data` did not happen.
   package func writeFailed(_ data: Data) { watcher.cancelOwnWrite(path: path, data: data) }
 }

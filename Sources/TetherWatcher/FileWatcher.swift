@@ -176,6 +176,10 @@ package final class FileWatcher: Sendable {
     }
   }
 
+  func known(path: String) -> FileContent? {
+    state.withLock { $0.files[path]?.known }
+  }
+
   func cancelOwnWrite(path: String, data: Data) {
     state.withLock { state in
       if let index = state.files[path]?.ownWrites.firstIndex(of: data) {

@@ -2,6 +2,8 @@
 // not happen inside the shared test process (exact watch counts, a paused watcher, exhausted
 // descriptors, lowered kernel limits), then prints one JSON object with what it saw.
 import Foundation
+import Tether
+import TetherFileStorage
 import TetherWatcher
 
 enum Helper {
@@ -14,6 +16,12 @@ enum Helper {
     case "overflow": overflow(rest)
     case "many-descriptors": manyDescriptors(rest)
     case "watch-folders": watchFolders(rest)
+    case "save-loop": saveLoop(rest)
+    case "exit-pending": exitPending(rest)
+    case "term-pending": termPending(rest)
+    case "wait-for": waitFor(rest)
+    case "write": writeValue(rest)
+    case "read-only-folder": readOnlyFolder(rest)
     default: fail("unknown command \(command)")
     }
   }
@@ -85,6 +93,89 @@ enum Helper {
     var count = 0
     for _ in folders where delivered.wait(timeout: .now() + 10) == .success { count += 1 }
     return (count, watches)
+  }
+
+  /// `save-loop FILE`: saves 1, 2, 3, … with `save()` (written at once) until killed.
+  static func saveLoop(_ arguments: [String]) {
+    let counter = Shared(wrappedValue: 0, .fileStorage(URL(filePath: arguments[0])))
+    let done = DispatchSemaphore(value: 0)
+    Task {
+      while true {
+        counter.withLock { $0 += 1 }
+        do { try await counter.save() } catch { fail("save failed: \(error)") }
+      }
+    }
+    done.wait()
+  }
+
+  /// `exit-pending FILE`: leaves 2 pending in the throttle window, then calls `exit(0)`.
+  static func exitPending(_ arguments: [String]) {
+    let value = Shared(wrappedValue: 0, .fileStorage(URL(filePath: arguments[0])))
+    value.withLock { $0 = 1 }  // the leading write
+    value.withLock { $0 = 2 }  // pending until the window ends, a second from now
+    exit(0)
+  }
+
+  /// `term-pending FILE READY`: like exit-pending, with `flushOnTermination`; creates READY and
+  /// waits for SIGTERM.
+  static func termPending(_ arguments: [String]) {
+    TetherSystem.flushOnTermination()
+    let value = Shared(wrappedValue: 0, .fileStorage(URL(filePath: arguments[0])))
+    value.withLock { $0 = 1 }
+    value.withLock { $0 = 2 }
+    write(arguments[1], "ready")
+    while true { sleep(60) }
+  }
+
+  /// `wait-for FILE VALUE`: holds the file's key until it holds VALUE (exit 0), or 20 s pass.
+  static func waitFor(_ arguments: [String]) {
+    let value = Shared(wrappedValue: 0, .fileStorage(URL(filePath: arguments[0])))
+    let expected = Int(arguments[1])!
+    for _ in 0..<2000 {
+      if value.wrappedValue == expected {
+        print("{\"seen\":\(expected)}")
+        exit(0)
+      }
+      usleep(10_000)
+    }
+    fail("never saw \(expected); last \(value.wrappedValue)")
+  }
+
+  /// `write FILE VALUE`: sets the file's key to VALUE through `@Shared`, then exits (flushing).
+  static func writeValue(_ arguments: [String]) {
+    let value = Shared(wrappedValue: 0, .fileStorage(URL(filePath: arguments[0])))
+    value.withLock { $0 = Int(arguments[1])! }
+    exit(0)
+  }
+
+  /// `read-only-folder DIR`: a write into a folder made read-only fails; once it is writable
+  /// again, a flush writes the change that was kept.
+  static func readOnlyFolder(_ arguments: [String]) {
+    let folder = arguments[0] + "/data"
+    make(folder)
+    let file = URL(filePath: folder + "/value.json")
+    let value = Shared(wrappedValue: 0, .fileStorage(file))
+    value.withLock { $0 = 1 }
+    let semaphore = DispatchSemaphore(value: 0)
+    Task {
+      do { try await value.save() } catch { fail("first save failed: \(error)") }
+      chmod(folder, 0o555)
+      value.withLock { $0 = 2 }
+      var failed = ""
+      do {
+        try await value.save()
+      } catch {
+        failed = String(cString: strerror((error as? SystemError)?.code ?? 0))
+      }
+      chmod(folder, 0o755)
+      await TetherSystem.flush()
+      let after = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+      let cleared = value.saveError == nil ? 1 : 0
+      print(
+        "{\"failed\":\"\(failed)\",\"afterFlush\":\"\(after)\",\"saveErrorCleared\":\(cleared)}")
+      semaphore.signal()
+    }
+    semaphore.wait()
   }
 
   static func report(_ statistics: WatcherStatistics, extra: [String: Int]) {

@@ -6,6 +6,7 @@
 public struct SharedSubscriber<Value: Sendable>: Sendable {
   private let callback: @Sendable (Result<Value?, any Error>) -> Void
   private let onLoading: @Sendable (Bool) -> Void
+  private let onSaved: @Sendable () -> Void
 
   /// Creates a subscriber; `nil` in a result stands for "the initial value".
   ///
@@ -16,6 +17,17 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   ) {
     self.callback = callback
     self.onLoading = onLoading
+    self.onSaved = {}
+  }
+
+  package init(
+    callback: @escaping @Sendable (Result<Value?, any Error>) -> Void,
+    onLoading: @escaping @Sendable (Bool) -> Void,
+    onSaved: @escaping @Sendable () -> Void
+  ) {
+    self.callback = callback
+    self.onLoading = onLoading
+    self.onSaved = onSaved
   }
 
   /// Delivers a new value; clears `loadError` and `isLoading`.
@@ -32,4 +44,8 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
 
   /// Sets holders' `isLoading`, for keys whose values arrive asynchronously.
   public func yieldLoading(_ isLoading: Bool = true) { onLoading(isLoading) }
+
+  /// Says a write the holders asked for earlier has now succeeded (a kept change written by a
+  /// flush after a failure): holders clear `saveError`.
+  package func yieldSaved() { onSaved() }
 }

@@ -58,7 +58,8 @@ package final class StoredReference<Value: Sendable>: MutableReference, Observab
     }
     let subscriber = SharedSubscriber<Value>(
       callback: { [weak self] result in self?.finishLoad(result) },
-      onLoading: { [weak self] isLoading in self?.setLoading(isLoading) })
+      onLoading: { [weak self] isLoading in self?.setLoading(isLoading) },
+      onSaved: { [weak self] in self?.finishSave(.success(())) })
     let subscription = link.reader.subscribe(context: context, subscriber: subscriber)
     lock.withLock { self.subscription = subscription }
   }

@@ -105,17 +105,23 @@ public struct StrategyOptions: Sendable {
   /// Option `name` as a path: `~`, `$HOME` and `$XDG_*_HOME` (with the XDG fallbacks when unset)
   /// are expanded, and a relative path is relative to the config file's folder.
   public func path(_ name: String) throws -> URL? {
-    guard let value = self[name] else { return nil }
-    do {
-      return try expansion.expand(value, relativeTo: baseDirectory)
-    } catch {
-      throw invalid(name, "\(error.message) in \"\(value)\"")
-    }
+    try path(name, relativeTo: baseDirectory)
   }
 
   /// The value of option `name` without counting it as read by the strategy.
   package func peek(_ name: String) -> String? {
     options.first { $0.name == name }?.value
+  }
+
+  /// Option `name` as a path relative to `base` (a strategy's directory, for a key's `path`);
+  /// `~`, `$HOME` and `$XDG_*_HOME` are expanded as in ``path(_:)``.
+  public func path(_ name: String, relativeTo base: URL) throws -> URL? {
+    guard let value = self[name] else { return nil }
+    do {
+      return try expansion.expand(value, relativeTo: base)
+    } catch {
+      throw invalid(name, "\(error.message) in \"\(value)\"")
+    }
   }
 
   /// The options nobody has read, in file order: misspelt or unsupported.

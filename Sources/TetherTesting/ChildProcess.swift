@@ -1,29 +1,33 @@
-import Foundation
-import Testing
+public import Foundation
+public import Testing
 
 /// What a child process printed and how it ended.
-struct ChildResult: Sendable {
-  let status: Int32
-  let output: String
-  let errors: String
+public struct ChildResult: Sendable {
+  /// The exit status (or the signal number, for a process ended by a signal).
+  public let status: Int32
+  /// Standard output.
+  public let output: String
+  /// Standard error.
+  public let errors: String
 
-  /// The JSON object the test helper prints last.
-  var report: [String: Any] {
-    guard let line = output.split(separator: "\n").last,
-      let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-    else { return [:] }
-    return object
+  /// The last line of standard output parsed as a JSON object (empty when it is not one).
+  public var report: [String: Any] {
+    guard let line = output.split(separator: "\n").last else { return [:] }
+    do {
+      return try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+    } catch {
+      return [:]
+    }
   }
 }
 
-/// The test helper executable, built beside the test bundle.
-var helperPath: String {
-  URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
-    .appending(path: "tether-test-helper").path
-}
-
-/// Runs `executable` to completion (killing it after `timeout`) and collects its output.
-func runChild(
+/// Runs `executable` to completion and collects its output; it is killed after `timeout`.
+///
+/// ```swift
+/// let result = try await runChild("/usr/bin/env", ["python3", "-c", "print(1)"])
+/// #expect(result.output == "1\n")
+/// ```
+public func runChild(
   _ executable: String, _ arguments: [String], environment: [String: String] = [:],
   timeout: Duration = .seconds(120)
 ) async throws -> ChildResult {
@@ -40,7 +44,7 @@ func runChild(
     try await Task.sleep(for: timeout)
     process.terminate()
   }
-  // Read before waiting: a child that fills the pipe would otherwise never exit.
+  // Read before waiting: a child that fills a pipe would otherwise never exit.
   let (out, err) = await Task.detached {
     (
       output.fileHandleForReading.readDataToEndOfFile(),
@@ -54,8 +58,8 @@ func runChild(
     errors: String(decoding: err, as: UTF8.self))
 }
 
-/// Runs a shell script in `folder`; records an issue if it fails.
-func shell(
+/// Runs a shell script in `folder`, recording an issue if it fails.
+public func shell(
   _ script: String, in folder: URL, sourceLocation: SourceLocation = #_sourceLocation
 ) async throws {
   let result = try await runChild("/bin/sh", ["-c", "cd '\(folder.path)' && \(script)"])

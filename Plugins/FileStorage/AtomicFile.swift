@@ -1,0 +1,135 @@
+import Foundation
+import Glibc
+import TetherWatcher
+
+/// Crash-safe replacement of a file's content, and the clean-up of what a crash leaves behind.
+///
+/// A write goes to `.<name>.tether-XXXXXX` in the same folder (created `O_EXCL|O_CLOEXEC`, mode
+/// `0600`), is fsynced, takes the existing file's mode (and owner, as root), and is renamed over
+/// the file: a reader, or a crash at any moment, sees the old bytes or the new ones, never a
+/// mix. The temp file is `flock`ed while it is live, so a later clean-up can tell a crashed
+/// writer's leftovers from a running writer's work.
+enum AtomicFile {
+  /// The file no longer holds what the writer expected: someone else changed it.
+  struct Conflict: Error {}
+
+  /// Replaces the content of `path` (already resolved through symlinks) with `data`.
+  ///
+  /// When `expected` is given and the file does not hold it right before the rename, nothing is
+  /// replaced and ``Conflict`` is thrown: an external edit is never overwritten unseen.
+  static func write(
+    _ data: Data, to path: String, durable: Bool, expected: FileContent?
+  ) throws {
+    let folder = (path as NSString).deletingLastPathComponent
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    var attempts = 0
+    while true {
+      do {
+        return try writeOnce(data, to: path, folder: folder, durable: durable, expected: expected)
+      } catch let error as SystemError where error.call == "rename" && error.code == ENOENT {
+        // Another process's clean-up took our temp file in the instant before we locked it.
+        attempts += 1
+        if attempts == 3 { throw error }
+      }
+    }
+  }
+
+  private static func writeOnce(
+    _ data: Data, to path: String, folder: String, durable: Bool, expected: FileContent?
+  ) throws {
+    let (fd, temporary) = try createTemporary(beside: path, in: folder)
+    var renamed = false
+    defer {
+      close(fd)
+      if !renamed { unlink(temporary) }
+    }
+    try systemCall("flock", path: temporary) { flock(fd, LOCK_EX) }
+    try data.withUnsafeBytes { (bytes) throws in
+      var offset = 0
+      while offset < bytes.count {
+        offset += try systemCall("write", path: temporary) {
+          Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        }
+      }
+    }
+    var existing = stat()
+    if stat(path, &existing) == 0 {
+      try systemCall("fchmod", path: temporary) { fchmod(fd, existing.st_mode & 0o7777) }
+      if geteuid() == 0 {
+        try systemCall("fchown", path: temporary) { fchown(fd, existing.st_uid, existing.st_gid) }
+      }
+    }
+    try systemCall("fsync", path: temporary) { fsync(fd) }
+    if let expected, FileContent.read(path) != expected { throw Conflict() }
+    try systemCall("rename", path: path) { rename(temporary, path) }
+    renamed = true
+    if durable {
+      let directory = try systemCall("open", path: folder) {
+        open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      }
+      defer { close(directory) }
+      try systemCall("fsync", path: folder) { fsync(directory) }
+    }
+  }
+
+  /// Creates `.<name>.tether-XXXXXX` (random, `O_EXCL|O_CLOEXEC`, mode `0600`) beside `path`.
+  private static func createTemporary(
+    beside path: String, in folder: String
+  ) throws(SystemError) -> (Int32, String) {
+    let name = (path as NSString).lastPathComponent
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    while true {
+      let suffix = String((0..<6).map { _ in alphabet.randomElement()! })
+      let temporary = "\(folder)/.\(name).tether-\(suffix)"
+      do {
+        let fd = try systemCall("open", path: temporary) {
+          open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        }
+        return (fd, temporary)
+      } catch  where error.code == EEXIST {
+        continue
+      }
+    }
+  }
+
+  /// Removes temp files that writers of `path` left when they crashed; those of live writers
+  /// (still locked) stay.
+  static func removeStaleTemporaries(of path: String) {
+    let folder = (path as NSString).deletingLastPathComponent
+    let prefix = "." + (path as NSString).lastPathComponent + ".tether-"
+    let names: [String]
+    do {
+      names = try FileManager.default.contentsOfDirectory(atPath: folder)
+    } catch {
+      return  // No folder yet: nothing was left in it.
+    }
+    for name in names where name.hasPrefix(prefix) && name.count == prefix.count + 6 {
+      let candidate = folder + "/" + name
+      let fd = open(candidate, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+      guard fd >= 0 else { continue }
+      if flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(candidate) }
+      close(fd)
+    }
+  }
+
+  /// Keeps the file at `path` as `<name>.corrupt-<UTC yyyyMMdd'T'HHmmss'Z'>` beside it (a hard
+  /// link, so the bytes, mode and owner are exactly the original's); returns the backup's path.
+  static func keepCorrupt(_ path: String, now: Date = Date()) throws(SystemError) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+    let base = "\(path).corrupt-\(formatter.string(from: now))"
+    var candidate = base
+    var suffix = 1
+    while true {
+      do {
+        try systemCall("link", path: candidate) { link(path, candidate) }
+        return candidate
+      } catch  where error.code == EEXIST {
+        suffix += 1
+        candidate = "\(base)-\(suffix)"
+      }
+    }
+  }
+}

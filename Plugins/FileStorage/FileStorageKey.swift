@@ -1,0 +1,129 @@
+public import Foundation
+public import Tether
+import TetherWatcher
+
+extension SharedReaderKey {
+  /// A `Codable` value stored as JSON in a file, and kept in sync with every change made to the
+  /// file by other processes or editors.
+  ///
+  /// ```swift
+  /// @Shared(.fileStorage(.documentsDirectory.appending(path: "facts.json"))) var facts: [Fact] = []
+  /// ```
+  ///
+  /// The first change is written at once and later ones within a second coalesce into one
+  /// trailing write; writes are atomic and never run on the mutating thread.
+  public static func fileStorage<V: Codable & Sendable>(
+    _ url: URL, encoder: JSONEncoder = FileStorageKey<V>.defaultEncoder,
+    decoder: JSONDecoder = JSONDecoder()
+  ) -> Self where Self == FileStorageKey<V> {
+    let (encoder, decoder) = (SendableCoder(encoder), SendableCoder(decoder))
+    return FileStorageKey(
+      url: url, settings: .default,
+      encode: { try encoder.coder.encode($0) },
+      decode: { try decoder.coder.decode(V.self, from: $0) })
+  }
+
+  /// A value stored in a file with your own encoding.
+  ///
+  /// Inside `@Shared(...)`, write the closures `{ @Sendable in … }`:
+  ///
+  /// ```swift
+  /// @Shared(.fileStorage(url, encode: { @Sendable in Data($0.utf8) },
+  ///                           decode: { @Sendable in String(decoding: $0, as: UTF8.self) }))
+  /// var note = ""
+  /// ```
+  public static func fileStorage<V: Sendable>(
+    _ url: URL, encode: @escaping @Sendable (V) throws -> Data,
+    decode: @escaping @Sendable (Data) throws -> V
+  ) -> Self where Self == FileStorageKey<V> {
+    FileStorageKey(url: url, settings: .default, encode: encode, decode: decode)
+  }
+}
+
+/// A key whose value lives in a file: see ``SharedReaderKey/fileStorage(_:encoder:decoder:)``.
+///
+/// Its id is the file's resolved, standardized path: `/a//b.json`, `/a/./b.json` and a symlink
+/// to `/a/b.json` are one key, and writes go through the link to its target.
+public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertible {
+  /// The file, resolved through symlinks.
+  public let url: URL
+  private let store: FileStore<Value>
+  private let encode: @Sendable (Value) throws -> Data
+  private let decode: @Sendable (Data) throws -> Value
+
+  /// JSON that people can read and edit: pretty-printed, keys sorted.
+  public static var defaultEncoder: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }
+
+  init(
+    url: URL, settings: FileStorageSettings,
+    encode: @escaping @Sendable (Value) throws -> Data,
+    decode: @escaping @Sendable (Data) throws -> Value
+  ) {
+    let resolved = ResolvedPath.of(url)
+    self.url = URL(filePath: resolved)
+    let scope = TetherScope.current
+    self.store = scope.local(FileStores.self) { FileStores(scope: scope) }
+      .store(path: resolved, of: Value.self, settings: settings)
+    self.encode = encode
+    self.decode = decode
+  }
+
+  /// The resolved path.
+  public var id: FileStorageKeyID { FileStorageKeyID(path: url.path) }
+
+  /// `.fileStorage(file:///…/facts.json)`.
+  public var description: String { ".fileStorage(\(url.absoluteString))" }
+
+  /// How many times this process has written the file (for tests and benchmarks).
+  package var writes: Int { store.writes }
+
+  /// Reads and decodes the file; a missing or empty file is "no value".
+  public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
+    continuation.resume(with: Result { try store.load(decode: decode) })
+  }
+
+  /// Delivers every change made to the file outside this process's shared references.
+  public func subscribe(
+    context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
+  ) -> SharedSubscription {
+    store.subscribe(saved: { subscriber.yieldSaved() }) { [store, decode] content in
+      switch content {
+      case .missing:
+        subscriber.yieldReturningInitialValue()
+      case .unreadable(let error):
+        subscriber.yield(throwing: error)
+      case .data(let data) where data.isEmpty:
+        subscriber.yieldReturningInitialValue()
+      case .data(let data):
+        do {
+          subscriber.yield(try decode(data))
+        } catch {
+          store.markCorrupt(data)
+          subscriber.yield(throwing: error)
+        }
+      }
+    }
+  }
+
+  /// Writes the value: throttled after `withLock`, at once for `save()`.
+  public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
+    store.save(value, context: context, encode: encode, continuation: continuation)
+  }
+}
+
+/// Identifies a file-backed value by its resolved path.
+public struct FileStorageKeyID: Hashable, Sendable {
+  /// The resolved, standardized path.
+  public let path: String
+}
+
+/// A coder used only by one key's closures, which never run concurrently for one value; the
+/// classes are not `Sendable` on this Foundation.
+private struct SendableCoder<Coder>: @unchecked Sendable {
+  let coder: Coder
+  init(_ coder: Coder) { self.coder = coder }
+}

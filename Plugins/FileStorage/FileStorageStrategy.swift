@@ -1,0 +1,91 @@
+public import Foundation
+public import Tether
+
+/// The `file` strategy: each registered key is a JSON file in the strategy's directory.
+///
+/// ```ini
+/// [keys]
+/// favoriteFacts = file
+///
+/// [strategy.file]
+/// directory  = $XDG_DATA_HOME/facts   # default: $XDG_DATA_HOME/<executable name>
+/// throttle   = 1s                     # default 1s
+/// durability = atomic                 # or durable: also fsync the folder
+///
+/// [key.favoriteFacts]
+/// path = favorite-facts.json          # default: NAME.json, inside the directory
+/// ```
+///
+/// Values must be `Codable`; others fail with `TetherError.unsupportedType` when first used.
+public struct FileStorageStrategy: PersistenceStrategy {
+  /// `file`.
+  public static let kind = "file"
+  /// Keys read `path`.
+  public static var keyOptionNames: Set<String>? { ["path"] }
+
+  /// Where keys' files live.
+  public let directory: URL
+  /// The throttle window and durability of every key.
+  public let settings: FileStorageSettings
+
+  /// Reads `directory`, `throttle` and `durability`.
+  public init(options: StrategyOptions) throws {
+    if let directory = try options.path("directory") {
+      self.directory = directory
+    } else {
+      let data = try Self.defaultDataHome(options)
+      self.directory = data.appending(path: ProcessInfo.processInfo.processName)
+    }
+    let durability: FileStorageSettings.Durability
+    switch options["durability"] {
+    case nil, "atomic": durability = .atomic
+    case "durable": durability = .durable
+    case let other?:
+      throw options.invalid("durability", "expected atomic or durable, found \"\(other)\"")
+    }
+    settings = FileStorageSettings(
+      throttle: try options.duration("throttle") ?? .seconds(1), durability: durability)
+  }
+
+  /// `NAME.json` in the directory, or the key's `path`.
+  public func key<Value: Sendable>(
+    named name: String, as type: Value.Type, options: StrategyOptions
+  ) throws -> any SharedKey<Value> {
+    guard type is any Codable.Type else {
+      throw TetherError.unsupportedType("\(type)", key: name, kind: Self.kind)
+    }
+    let url =
+      try options.path("path", relativeTo: directory) ?? directory.appending(path: "\(name).json")
+    return FileStorageKey<Value>(
+      url: url, settings: settings, encode: JSONCoding.encode, decode: JSONCoding.decode)
+  }
+
+  private static func defaultDataHome(_ options: StrategyOptions) throws -> URL {
+    do {
+      return URL(filePath: try PathExpansion.process.xdg("XDG_DATA_HOME"))
+    } catch {
+      throw options.invalid("directory", "is not set and \(error.message)")
+    }
+  }
+}
+
+/// JSON for values whose `Codable` conformance is known only at run time.
+enum JSONCoding {
+  static func encode<Value: Sendable>(_ value: Value) throws -> Data {
+    guard let encodable = value as? any Encodable else {
+      throw EncodingError.invalidValue(
+        value, .init(codingPath: [], debugDescription: "\(Value.self) is not Encodable"))
+    }
+    return try FileStorageKey<Value>.defaultEncoder.encode(encodable)
+  }
+
+  static func decode<Value: Sendable>(_ data: Data) throws -> Value {
+    guard let type = Value.self as? any Decodable.Type,
+      let value = try JSONDecoder().decode(type, from: data) as? Value
+    else {
+      throw DecodingError.typeMismatch(
+        Value.self, .init(codingPath: [], debugDescription: "\(Value.self) is not Decodable"))
+    }
+    return value
+  }
+}

@@ -1,0 +1,33 @@
+import Synchronization
+import Tether
+
+/// The file stores of one scope, one per path and value type, kept while a key holds them.
+final class FileStores: Sendable {
+  private struct Slot: Hashable {
+    let path: String
+    let type: ObjectIdentifier
+  }
+
+  private struct Entry {
+    weak var store: AnyObject?
+  }
+
+  private let stores = Mutex<[Slot: Entry]>([:])
+  private let scope: TetherScope
+
+  init(scope: TetherScope) {
+    self.scope = scope
+  }
+
+  func store<Value: Sendable>(
+    path: String, of type: Value.Type, settings: FileStorageSettings
+  ) -> FileStore<Value> {
+    stores.withLock { stores in
+      let slot = Slot(path: path, type: ObjectIdentifier(type))
+      if let live = stores[slot]?.store as? FileStore<Value> { return live }
+      let store = FileStore<Value>(path: path, settings: settings, scope: scope)
+      stores[slot] = Entry(store: store)
+      return store
+    }
+  }
+}

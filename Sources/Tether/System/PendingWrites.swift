@@ -1,0 +1,103 @@
+import Dispatch
+public import Foundation
+import Synchronization
+
+/// Something that may hold writes not yet on disk: a throttled file, a defaults file.
+///
+/// Strategies register theirs so `TetherSystem.flush()`, the exit-time flush and
+/// `flushOnTermination` reach every pending write in the process.
+package protocol PendingWrites: AnyObject, Sendable {
+  /// Writes everything pending now, on the calling thread, and returns when it is on disk
+  /// (or has failed, which the owner reports through `saveError`).
+  func flushNow()
+}
+
+/// Every live ``PendingWrites`` of the process.
+package enum PendingWritesRegistry {
+  private struct Entry {
+    weak var writes: (any PendingWrites)?
+    let scope: ObjectIdentifier
+  }
+
+  private static let entries = LockedState<[ObjectIdentifier: Entry]>([:])
+  private static let exitFlush: Void = { atexit { PendingWritesRegistry.flushAll() } }()
+
+  /// Includes `writes`, which belongs to `scope`, in flushes until it is released.
+  package static func register(_ writes: any PendingWrites, scope: TetherScope) {
+    _ = exitFlush
+    entries.withLock {
+      $0[ObjectIdentifier(writes)] = Entry(writes: writes, scope: ObjectIdentifier(scope))
+    }
+  }
+
+  /// Removes `writes` (called from its `deinit`).
+  package static func unregister(_ id: ObjectIdentifier) {
+    _ = entries.withLock { $0.removeValue(forKey: id) }
+  }
+
+  /// Flushes every registered owner (or only those of `scope`), on the calling thread.
+  package static func flushAll(in scope: TetherScope? = nil) {
+    let only = scope.map(ObjectIdentifier.init)
+    let live = entries.withLock { entries in
+      entries.values.filter { only == nil || $0.scope == only }.compactMap(\.writes)
+    }
+    for writes in live { writes.flushNow() }
+  }
+}
+
+extension TetherSystem {
+  /// Writes every pending throttled save now, and returns when they are on disk.
+  ///
+  /// Inside ``withBootstrap(configuration:strategies:isolation:operation:)`` it flushes that
+  /// bootstrap's writes only, so parallel tests do not flush each other's.
+  ///
+  /// ```swift
+  /// $favoriteFacts.withLock { $0.append(fact) }
+  /// await TetherSystem.flush()   // before handing the file to another program
+  /// ```
+  ///
+  /// A normal `exit()` flushes too (through `atexit`); a signal does only with
+  /// ``flushOnTermination(signals:)``.
+  public static func flush() async {
+    let scope = TetherScope.override
+    await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        PendingWritesRegistry.flushAll(in: scope)
+        continuation.resume()
+      }
+    }
+  }
+
+  /// On any of `signals`, flushes every pending write and then ends the process as the signal
+  /// would have (so its exit status still says which signal it was).
+  ///
+  /// ```swift
+  /// TetherSystem.flushOnTermination()   // SIGTERM from systemd, SIGINT from Ctrl-C
+  /// ```
+  public static func flushOnTermination(signals: [Int32] = [SIGTERM, SIGINT]) {
+    TerminationFlush.install(signals)
+  }
+}
+
+/// The signal sources of ``TetherSystem/flushOnTermination(signals:)``, kept for the process.
+private enum TerminationFlush {
+  private static let sources = Mutex<[Int32: any DispatchSourceSignal]>([:])
+  private static let queue = DispatchQueue(label: "tether.termination")
+
+  static func install(_ signals: [Int32]) {
+    sources.withLock { sources in
+      for number in signals where sources[number] == nil {
+        // Ignored first, so the default action does not end the process before the flush.
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+        source.setEventHandler {
+          PendingWritesRegistry.flushAll()
+          signal(number, SIG_DFL)
+          raise(number)
+        }
+        source.resume()
+        sources[number] = source
+      }
+    }
+  }
+}

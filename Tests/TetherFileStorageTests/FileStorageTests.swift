@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+import Tether
+import TetherFileStorage
+import TetherTesting
+
+@Suite(.timeLimit(.minutes(2))) struct FileStorageTests {
+  @Test func conformance() async throws {
+    try await withTemporaryDirectory { folder in
+      try await StrategyConformance.run(
+        FileStorageStrategy.self, options: "directory = \(folder.path)\nthrottle = 100ms",
+        externalEdit: { name, value in
+          try Data("\(value)".utf8).write(
+            to: folder.appending(path: "\(name).json"), options: .atomic)
+        })
+    }
+  }
+
+  @Test func firstUseCreatesNoFileAndTheFirstChangeWritesAtOnce() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "count.json")
+      @Shared(.fileStorage(url)) var count = 0
+      #expect(!FileManager.default.fileExists(atPath: url.path), "no empty file is created")
+      $count.withLock { $0 = 1 }
+      await expectEventually { text(url) == "1" }
+      let newMode = try mode(url)
+      #expect(newMode == 0o600, "a new file is private to its user")
+    }
+  }
+
+  @Test func anExistingFileWinsOverTheDefaultAndIsNotRewritten() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "count.json")
+      try Data(" 7 ".utf8).write(to: url)
+      @Shared(.fileStorage(url)) var count = 0
+      #expect(count == 7)
+      #expect(text(url) == " 7 ")
+    }
+  }
+
+  @Test func tenThousandMutationsInOneWindowAreTwoWrites() async throws {
+    try await withTemporaryDirectory { folder in
+      // Wide enough for 10,000 mutations in a debug build.
+      try await fileBootstrap(folder, throttle: "2s") {
+        let key = try #require(
+          try TetherScope.current.registry?.instances["file"]?.strategy
+            .key(named: "count", as: Int.self, options: StrategyOptions()) as? FileStorageKey<Int>)
+        let count = Shared(wrappedValue: 0, key)
+        for _ in 0..<10_000 { count.withLock { $0 += 1 } }
+        await expectEventually(timeout: .seconds(4)) { key.writes == 2 }
+        #expect(text(folder.appending(path: "count.json")) == "10000")
+        // The window closed with the trailing write: the next change is written at once.
+        count.withLock { $0 += 1 }
+        await expectEventually(timeout: .milliseconds(400)) { key.writes == 3 }
+        #expect(text(folder.appending(path: "count.json")) == "10001")
+      }
+    }
+  }
+
+  @Test func saveWritesNowAndReplacesThePendingTrailingWrite() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "v.json")
+      let key = FileStorageKey<Int>.fileStorage(url)
+      let value = Shared(wrappedValue: 0, key)
+      value.withLock { $0 = 1 }
+      await expectEventually { key.writes == 1 }
+      value.withLock { $0 = 2 }  // waits for the end of the window, a second away
+      try await value.save()
+      #expect(text(url) == "2")
+      #expect(key.writes == 2)
+    }
+  }
+
+  @Test func twoSpellingsOfOnePathAndASymlinkAreOneReference() async throws {
+    try await withTemporaryDirectory { folder in
+      let real = folder.appending(path: "a/b.json")
+      try FileManager.default.createDirectory(
+        at: folder.appending(path: "a"), withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(
+        atPath: folder.appending(path: "link.json").path, withDestinationPath: real.path)
+      @Shared(.fileStorage(URL(filePath: folder.path + "/a//b.json"))) var a = 0
+      @Shared(.fileStorage(URL(filePath: folder.path + "/a/./b.json"))) var b = 0
+      @Shared(.fileStorage(folder.appending(path: "link.json"))) var link = 0
+      $a.withLock { $0 = 5 }
+      #expect(b == 5 && link == 5)
+      try await $link.save()
+      let destination = try FileManager.default.destinationOfSymbolicLink(
+        atPath: folder.appending(path: "link.json").path)
+      #expect(destination == real.path, "the link still points at its target")
+      #expect(text(real) == "5")
+    }
+  }
+
+  @Test func anExistingFilesModeSurvivesASave() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "shared.json")
+      try Data("1".utf8).write(to: url)
+      try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: url.path)
+      @Shared(.fileStorage(url)) var value = 0
+      $value.withLock { $0 = 2 }
+      try await $value.save()
+      let keptMode = try mode(url)
+      #expect(keptMode == 0o640)
+    }
+  }
+
+  @Test func aCorruptFileGivesTheDefaultAndIsKeptBeforeAWriteReplacesIt() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "facts.json")
+      let original = Data("[\"unterminated".utf8)
+      try original.write(to: url)
+      @Shared(.fileStorage(url)) var facts: [String] = ["default"]
+      #expect(facts == ["default"])
+      #expect($facts.loadError is DecodingError)
+      let untouched = try Data(contentsOf: url)
+      #expect(untouched == original, "the file is left alone")
+      $facts.withLock { $0.append("new") }
+      try await $facts.save()
+      let backups = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        .filter { $0.hasPrefix("facts.json.corrupt-") }
+      #expect(backups.count == 1)
+      let backup = try #require(backups.first)
+      #expect(backup.wholeMatch(of: /facts\.json\.corrupt-\d{8}T\d{6}Z/) != nil)
+      let kept = try Data(contentsOf: folder.appending(path: backup))
+      #expect(kept == original)
+      #expect(text(url)?.contains("new") == true)
+      #expect($facts.loadError == nil)
+    }
+  }
+
+  @Test func anEmptyFileMeansNoValueAndNoError() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "empty.json")
+      try Data().write(to: url)
+      @Shared(.fileStorage(url)) var value = 3
+      #expect(value == 3)
+      #expect($value.loadError == nil)
+    }
+  }
+
+  @Test func anExternalEditWinsOverAPendingLocalChange() async throws {
+    try await withTemporaryDirectory { folder in
+      try await fileBootstrap(folder, throttle: "10s") {
+        @Shared(.registered("v")) var value = 0
+        let url = folder.appending(path: "v.json")
+        $value.withLock { $0 = 1 }
+        await expectEventually { text(url) == "1" }
+        $value.withLock { $0 = 2 }  // pending for 10 s
+        try Data("42".utf8).write(to: url, options: .atomic)
+        await expectEventually { value == 42 }
+        await TetherSystem.flush()
+        #expect(text(url) == "42", "the dropped local change is not written later")
+      }
+    }
+  }
+
+  @Test func aDeletedFileReturnsToTheDefaultAndIsNotRecreated() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "v.json")
+      try Data("9".utf8).write(to: url)
+      @Shared(.fileStorage(url)) var value = 1
+      #expect(value == 9)
+      try FileManager.default.removeItem(at: url)
+      await expectEventually { value == 1 }
+      #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+  }
+
+  @Test func changesDuringWritesAreNeverMarkedClean() async throws {
+    try await withTemporaryDirectory { folder in
+      try await fileBootstrap(folder, throttle: "0ms") {
+        @Shared(.registered("busy")) var value: [Int] = []
+        for index in 0..<2000 { $value.withLock { $0.append(index) } }
+        await TetherSystem.flush()
+        let written = try JSONDecoder().decode(
+          [Int].self, from: Data(contentsOf: folder.appending(path: "busy.json")))
+        #expect(written.count == 2000)
+      }
+    }
+  }
+
+  /// Root ignores folder permissions, so the read-only folder is tried by an unprivileged child.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+  func aFailedWriteSetsSaveErrorKeepsTheChangeAndSucceedsLater() async throws {
+    try await withTemporaryDirectory { folder in
+      try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+      let result = try await runChild(
+        "/usr/bin/setpriv",
+        [
+          "--reuid=65534", "--regid=65534", "--clear-groups", helperPath, "read-only-folder",
+          folder.path,
+        ])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["failed"] as? String == "Permission denied", "\(result.output)")
+      #expect(result.report["afterFlush"] as? String == "2")
+      #expect(result.report["saveErrorCleared"] as? Int == 1)
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Synchronization
+import Tether
+import TetherFileStorage
+import TetherTesting
+
+/// Runs `body` in a bootstrap whose `file` strategy stores every key in `folder`.
+func fileBootstrap<R>(
+  _ folder: URL, throttle: String = "1s", extra: String = "",
+  isolation: isolated (any Actor)? = #isolation,
+  _ body: () async throws -> R
+) async throws -> R {
+  try await TetherSystem.withBootstrap(
+    configuration: .string(
+      """
+      [keys]
+      * = file
+      [strategy.file]
+      directory = \(folder.path)
+      throttle = \(throttle)
+      \(extra)
+      """), strategies: [FileStorageStrategy.self], operation: body)
+}
+
+func text(_ url: URL) -> String? {
+  do {
+    return String(decoding: try Data(contentsOf: url), as: UTF8.self)
+  } catch {
+    return nil
+  }
+}
+
+func mode(_ url: URL) throws -> Int {
+  try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int ?? -1
+}
+
+/// Counts what a key's subscription delivers.
+final class Counter: Sendable {
+  private let values = Mutex<[Int?]>([])
+  var all: [Int?] { values.withLock { $0 } }
+  func record(_ value: Int?) { values.withLock { $0.append(value) } }
+
+  func subscriber() -> SharedSubscriber<Int> {
+    SharedSubscriber { result in
+      if case .success(let value) = result { self.record(value) }
+    }
+  }
+}
