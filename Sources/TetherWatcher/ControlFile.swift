@@ -16,7 +16,9 @@ final class ControlFile: Sendable {
     let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap {
       FileManager.default.isWritableFile(atPath: $0) ? $0 : nil
     }
-    var template = Array(((runtime ?? "/tmp") + "/tether-watch-XXXXXX").utf8CString)
+    let parent = runtime ?? "/tmp"
+    Self.removeAbandoned(in: parent)
+    var template = Array((parent + "/tether-watch-XXXXXX").utf8CString)
     let made = template.withUnsafeMutableBufferPointer { buffer in
       buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
     }
@@ -31,6 +33,8 @@ final class ControlFile: Sendable {
     let opened = fd
     try systemCall("fstat", path: path) { fstat(opened, &info) }
     inode = UInt64(info.st_ino)
+    // Held for the life of the process: a folder whose file is not locked was abandoned.
+    try systemCall("flock", path: path) { flock(opened, LOCK_EX) }
     ControlFile.removeAtExit(folder: folder, file: path)
   }
 
@@ -43,6 +47,27 @@ final class ControlFile: Sendable {
     } catch {
       // The descriptor is ours and open; a failure here means the process is out of resources,
       // and the next wake-up or watcher event will retry.
+    }
+  }
+
+  /// Removes the folders of watchers that ended without running `atexit` (SIGKILL, a crash).
+  private static func removeAbandoned(in parent: String) {
+    let names: [String]
+    do {
+      names = try FileManager.default.contentsOfDirectory(atPath: parent)
+    } catch {
+      return
+    }
+    for name in names where name.hasPrefix("tether-watch-") {
+      let folder = parent + "/" + name
+      let file = folder + "/wake"
+      let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+      guard fd >= 0 else { continue }
+      if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+        unlink(file)
+        rmdir(folder)
+      }
+      close(fd)
     }
   }
 

@@ -127,10 +127,12 @@ enum Helper {
     while true { sleep(60) }
   }
 
-  /// `wait-for FILE VALUE`: holds the file's key until it holds VALUE (exit 0), or 20 s pass.
+  /// `wait-for FILE VALUE READY`: holds the file's key, creates READY, and waits until the key
+  /// holds VALUE (exit 0), or 20 s pass.
   static func waitFor(_ arguments: [String]) {
     let value = Shared(wrappedValue: 0, .fileStorage(URL(filePath: arguments[0])))
     let expected = Int(arguments[1])!
+    write(arguments[2], "ready")
     for _ in 0..<2000 {
       if value.wrappedValue == expected {
         print("{\"seen\":\(expected)}")

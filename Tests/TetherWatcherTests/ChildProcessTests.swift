@@ -28,6 +28,28 @@ import TetherTesting
     }
   }
 
+  @Test func aKilledWatchersControlFolderIsRemovedByTheNextOne() async throws {
+    try await withTemporaryDirectory { root in
+      let runtime = root.appending(path: "runtime")
+      try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+      let killed = Process()
+      killed.executableURL = URL(filePath: helperPath)
+      killed.arguments = ["save-loop", root.appending(path: "loop.json").path]
+      killed.environment = ["XDG_RUNTIME_DIR": runtime.path]
+      try killed.run()
+      await expectEventually(timeout: .seconds(10)) {
+        (try? FileManager.default.contentsOfDirectory(atPath: runtime.path).count) == 1
+      }
+      kill(killed.processIdentifier, SIGKILL)
+      await Task.detached { killed.waitUntilExit() }.value
+      let next = try await runChild(
+        helperPath, ["count-watches", root.appending(path: "files").path, "1", "1"],
+        environment: ["XDG_RUNTIME_DIR": runtime.path])
+      #expect(next.status == 0, "\(next.errors)")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: runtime.path).isEmpty)
+    }
+  }
+
   @Test func twentyThousandCreationsWhilePausedOverflowThenRescan() async throws {
     try await withTemporaryDirectory { root in
       let result = try await runChild(helperPath, ["overflow", root.path])

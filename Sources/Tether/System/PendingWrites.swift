@@ -68,8 +68,8 @@ extension TetherSystem {
     }
   }
 
-  /// On any of `signals`, flushes every pending write and then ends the process as the signal
-  /// would have (so its exit status still says which signal it was).
+  /// On any of `signals`, flushes every pending write and then exits with status
+  /// `128 + signal` (143 for SIGTERM), the status a shell reports for that signal.
   ///
   /// ```swift
   /// TetherSystem.flushOnTermination()   // SIGTERM from systemd, SIGINT from Ctrl-C
@@ -92,8 +92,9 @@ private enum TerminationFlush {
         let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
         source.setEventHandler {
           PendingWritesRegistry.flushAll()
-          signal(number, SIG_DFL)
-          raise(number)
+          // Dispatch keeps the signal blocked, so re-raising it would leave it pending; exit
+          // with the status a shell reports for that signal instead.
+          exit(128 + number)
         }
         source.resume()
         sources[number] = source

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import Tether
+import TetherFileStorage
+import TetherTesting
+
+/// Crashes, exits and other processes: real child processes of the test helper.
+@Suite(.timeLimit(.minutes(5))) struct ProcessTests {
+  @Test func twoHundredSIGKILLsNeverLeaveAnUndecodableFile() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "counter.json")
+      var generator = SystemRandomNumberGenerator()
+      var last = 0
+      for round in 0..<200 {
+        let process = Process()
+        process.executableURL = URL(filePath: helperPath)
+        process.arguments = ["save-loop", file.path]
+        try process.run()
+        // A random moment: most kills land in the middle of some write.
+        try await Task.sleep(for: .milliseconds(Int.random(in: 5...40, using: &generator)))
+        kill(process.processIdentifier, SIGKILL)
+        await Task.detached { process.waitUntilExit() }.value
+        guard FileManager.default.fileExists(atPath: file.path) else { continue }
+        let data = try Data(contentsOf: file)
+        let value = try? JSONDecoder().decode(Int.self, from: data)
+        #expect(value != nil, "round \(round): \(String(decoding: data, as: UTF8.self))")
+        #expect((value ?? 0) >= last, "round \(round): went back from \(last)")
+        last = value ?? last
+      }
+      #expect(last > 0, "the loop saved something")
+      // Opening the file again removes the temp files the killed writers left.
+      _ = Shared(wrappedValue: 0, .fileStorage(file))
+      let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        .filter { $0.hasPrefix(".counter.json.tether-") }
+      #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+  }
+
+  @Test func exitWithAPendingThrottledWriteFlushesIt() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "v.json")
+      let result = try await runChild(helperPath, ["exit-pending", file.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(text(file) == "2")
+    }
+  }
+
+  @Test func sigtermWithFlushOnTerminationFlushes() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "v.json")
+      let ready = folder.appending(path: "ready")
+      let process = Process()
+      process.executableURL = URL(filePath: helperPath)
+      process.arguments = ["term-pending", file.path, ready.path]
+      try process.run()
+      await expectEventually(timeout: .seconds(10)) {
+        FileManager.default.fileExists(atPath: ready.path)
+      }
+      kill(process.processIdentifier, SIGTERM)
+      await Task.detached { process.waitUntilExit() }.value
+      #expect(process.terminationStatus == 128 + SIGTERM)
+      #expect(text(file) == "2")
+    }
+  }
+
+  @Test func aWriteInOneProcessReachesAnotherHoldingTheSameFile() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "shared.json")
+      let ready = folder.appending(path: "ready")
+      try Data("0".utf8).write(to: file)
+      @Shared(.fileStorage(file)) var value = 0
+      // The child holds the key, says so, and waits for 41 to arrive through its watcher.
+      let child = Task {
+        try await runChild(helperPath, ["wait-for", file.path, "41", ready.path])
+      }
+      await expectEventually(timeout: .seconds(10)) {
+        FileManager.default.fileExists(atPath: ready.path)
+      }
+      $value.withLock { $0 = 41 }
+      let result = try await child.value
+      #expect(result.status == 0, "\(result.errors)")
+
+      // And back: another child writes, this process sees it.
+      let writer = try await runChild(helperPath, ["write", file.path, "77"])
+      #expect(writer.status == 0, "\(writer.errors)")
+      await expectEventually(timeout: .seconds(5)) { value == 77 }
+    }
+  }
+}
