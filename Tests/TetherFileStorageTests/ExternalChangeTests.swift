@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import Tether
+import TetherFileStorage
+import TetherTesting
+
+@Suite(.timeLimit(.minutes(2))) struct ExternalChangeTests {
+  @Test func tenThousandOwnSavesAreNeverDeliveredAsExternal() async throws {
+    try await withTemporaryDirectory { folder in
+      try await fileBootstrap(folder, throttle: "0ms") {
+        @Shared(.registered("own")) var value = 0
+        let key = try #require(
+          try TetherScope.current.registry?.instances["file"]?.strategy
+            .key(named: "own", as: Int.self, options: StrategyOptions()) as? FileStorageKey<Int>)
+        let external = Counter()
+        let subscription = key.subscribe(context: .userInitiated, subscriber: external.subscriber())
+        for _ in 0..<10_000 { $value.withLock { $0 += 1 } }
+        await TetherSystem.flush()
+        #expect(key.writes > 1, "the saves reached the disk (\(key.writes) writes)")
+        // A marker edited after the saves: once it arrives, their checks have all run.
+        @Shared(.registered("marker")) var marker = 0
+        try Data("1".utf8).write(to: folder.appending(path: "marker.json"))
+        await expectEventually { marker == 1 }
+        #expect(external.all.isEmpty, "own saves came back as external: \(external.all.count)")
+        #expect(value == 10_000)
+        subscription.cancel()
+      }
+    }
+  }
+
+  @Test func anExternalWriterInterleavingRenamesAndInPlaceWritesIsNeverMissed() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "v.json")
+      try Data("0".utf8).write(to: url)
+      @Shared(.fileStorage(url)) var value = 0
+      for step in 1...60 {
+        if step % 2 == 0 {
+          try Data("\(step)".utf8).write(to: url, options: .atomic)
+        } else {
+          let handle = try FileHandle(forWritingTo: url)
+          try handle.truncate(atOffset: 0)
+          try handle.write(contentsOf: Data("\(step)".utf8))
+          try handle.close()
+        }
+        await expectEventually { value == step }
+      }
+    }
+  }
+
+  @Test func aDirectKeyUsesTheBuiltInDefaultsAndARegisteredKeyItsSection() async throws {
+    try await withTemporaryDirectory { folder in
+      try await fileBootstrap(folder, throttle: "0ms") {
+        let url = folder.appending(path: "a.json")
+        let direct = FileStorageKey<Int>.fileStorage(url)
+        @Shared(direct) var a = 0
+        $a.withLock { $0 = 1 }
+        $a.withLock { $0 = 2 }  // inside the default 1 s window: not written yet
+        await expectEventually { direct.writes == 1 }
+        #expect(text(url) == "1")
+
+        @Shared(.registered("b")) var b = 0
+        $b.withLock { $0 = 1 }
+        $b.withLock { $0 = 2 }  // a 0 ms window: written right after the first
+        await expectEventually { text(folder.appending(path: "b.json")) == "2" }
+      }
+    }
+  }
+}
+
+@Suite struct FileStorageStrategyTests {
+  @Test func aRegisteredKeyAndTheFileStorageKeyOfItsPathAreOneReference() async throws {
+    try await withTemporaryDirectory { folder in
+      try await fileBootstrap(folder, extra: "[key.favoriteFacts]\npath = lists/favorites.json") {
+        @Shared(.registered("favoriteFacts")) var facts: [String] = []
+        @Shared(.fileStorage(folder.appending(path: "lists/favorites.json"))) var direct: [String] =
+          ["other"]
+        #expect(direct == [])
+        $direct.withLock { $0 = ["a"] }
+        #expect(facts == ["a"])
+        #expect($facts.description == #"Shared<Array<String>>(.registered("favoriteFacts"))"#)
+      }
+    }
+  }
+
+  @Test func aTypeThatIsNotCodableFailsAtFirstUse() async throws {
+    struct Opaque: Sendable {}
+    try await withTemporaryDirectory { folder in
+      try await fileBootstrap(folder) {
+        @Shared(.registered("opaque")) var opaque = Opaque()
+        #expect(
+          $opaque.loadError as? TetherError
+            == .unsupportedType("Opaque", key: "opaque", kind: "file"))
+      }
+    }
+  }
+
+  @Test func optionsAreReadAndCheckedAtTheirLine() throws {
+    let good = try FileStorageStrategy(
+      options: StrategyOptions(
+        entries: [
+          ("directory", "data", 1), ("throttle", "250ms", 2), ("durability", "durable", 3),
+        ],
+        origin: "f.conf", baseDirectory: URL(filePath: "/etc/app")))
+    #expect(good.directory.path == "/etc/app/data")
+    #expect(
+      good.settings == FileStorageSettings(throttle: .milliseconds(250), durability: .durable))
+    #expect(
+      throws: TetherError.invalidOption(
+        name: "durability", message: "expected atomic or durable, found \"safe\"",
+        location: "f.conf:1")
+    ) {
+      try FileStorageStrategy(
+        options: StrategyOptions(entries: [("durability", "safe", 1)], origin: "f.conf"))
+    }
+  }
+
+  @Test func theDefaultDirectoryIsTheExecutablesFolderInXDGDataHome() throws {
+    let strategy = try FileStorageStrategy(options: StrategyOptions())
+    let expected =
+      try PathExpansion.process.xdg("XDG_DATA_HOME") + "/"
+      + ProcessInfo.processInfo.processName
+    #expect(strategy.directory.path == expected)
+  }
+
+  @Test func aDurableWriteSucceeds() async throws {
+    try await withTemporaryDirectory { folder in
+      try await fileBootstrap(folder, extra: "durability = durable") {
+        @Shared(.registered("d")) var d = 0
+        $d.withLock { $0 = 3 }
+        try await $d.save()
+        #expect(text(folder.appending(path: "d.json")) == "3")
+      }
+    }
+  }
+}
