@@ -78,6 +78,10 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   /// `.fileStorage(file:///…/facts.json)`.
   public var description: String { ".fileStorage(\(url.absoluteString))" }
 
+  /// The throttle and durability this key's file is written with (the first key of a path in a
+  /// scope decides them).
+  public var settings: FileStorageSettings { store.settings }
+
   /// How many times this process has written the file (for tests and benchmarks).
   package var writes: Int { store.writes }
 

@@ -49,19 +49,14 @@ import TetherTesting
 
   @Test func aDirectKeyUsesTheBuiltInDefaultsAndARegisteredKeyItsSection() async throws {
     try await withTemporaryDirectory { folder in
-      try await fileBootstrap(folder, throttle: "0ms") {
-        let url = folder.appending(path: "a.json")
-        let direct = FileStorageKey<Int>.fileStorage(url)
-        @Shared(direct) var a = 0
-        $a.withLock { $0 = 1 }
-        $a.withLock { $0 = 2 }  // inside the default 1 s window: not written yet
-        await expectEventually { direct.writes == 1 }
-        #expect(text(url) == "1")
-
-        @Shared(.registered("b")) var b = 0
-        $b.withLock { $0 = 1 }
-        $b.withLock { $0 = 2 }  // a 0 ms window: written right after the first
-        await expectEventually { text(folder.appending(path: "b.json")) == "2" }
+      try await fileBootstrap(folder, throttle: "0ms", extra: "durability = durable") {
+        let direct = FileStorageKey<Int>.fileStorage(folder.appending(path: "a.json"))
+        #expect(direct.settings == .default)
+        #expect(direct.settings == FileStorageSettings(throttle: .seconds(1), durability: .atomic))
+        let registered = try #require(
+          try TetherScope.current.registry?.instances["file"]?.strategy
+            .key(named: "b", as: Int.self, options: StrategyOptions()) as? FileStorageKey<Int>)
+        #expect(registered.settings == FileStorageSettings(throttle: .zero, durability: .durable))
       }
     }
   }
