@@ -1,10 +1,10 @@
-import Foundation
+package import Foundation
 import Glibc
 
 /// The path a file key really writes: symlinks followed (also a link whose target does not exist
 /// yet, which `resolvingSymlinksInPath` leaves alone), `.` and `..` and doubled slashes removed.
-enum ResolvedPath {
-  static func of(_ url: URL) -> String {
+package enum ResolvedPath {
+  package static func of(_ url: URL) -> String {
     var path = url.standardizedFileURL.path
     // A symlink loop ends after as many hops as the kernel allows (ELOOP's limit).
     for _ in 0..<40 {

@@ -1,6 +1,5 @@
-import Foundation
+package import Foundation
 import Glibc
-import TetherWatcher
 
 /// Crash-safe replacement of a file's content, and the clean-up of what a crash leaves behind.
 ///
@@ -9,15 +8,15 @@ import TetherWatcher
 /// the file: a reader, or a crash at any moment, sees the old bytes or the new ones, never a
 /// mix. The temp file is `flock`ed while it is live, so a later clean-up can tell a crashed
 /// writer's leftovers from a running writer's work.
-enum AtomicFile {
+package enum AtomicFile {
   /// The file no longer holds what the writer expected: someone else changed it.
-  struct Conflict: Error {}
+  package struct Conflict: Error {}
 
   /// Replaces the content of `path` (already resolved through symlinks) with `data`.
   ///
   /// When `expected` is given and the file does not hold it right before the rename, nothing is
   /// replaced and ``Conflict`` is thrown: an external edit is never overwritten unseen.
-  static func write(
+  package static func write(
     _ data: Data, to path: String, durable: Bool, expected: FileContent?
   ) throws {
     let folder = (path as NSString).deletingLastPathComponent
@@ -94,7 +93,7 @@ enum AtomicFile {
 
   /// Removes temp files that writers of `path` left when they crashed; those of live writers
   /// (still locked) stay.
-  static func removeStaleTemporaries(of path: String) {
+  package static func removeStaleTemporaries(of path: String) {
     let folder = (path as NSString).deletingLastPathComponent
     let prefix = "." + (path as NSString).lastPathComponent + ".tether-"
     let names: [String]
@@ -114,7 +113,8 @@ enum AtomicFile {
 
   /// Keeps the file at `path` as `<name>.corrupt-<UTC yyyyMMdd'T'HHmmss'Z'>` beside it (a hard
   /// link, so the bytes, mode and owner are exactly the original's); returns the backup's path.
-  static func keepCorrupt(_ path: String, now: Date = Date()) throws(SystemError) -> String {
+  package static func keepCorrupt(_ path: String, now: Date = Date()) throws(SystemError) -> String
+  {
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
     formatter.timeZone = TimeZone(identifier: "UTC")
