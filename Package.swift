@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "Tether", targets: ["Tether"]),
     .library(name: "TetherInMemory", targets: ["TetherInMemory"]),
     .library(name: "TetherFileStorage", targets: ["TetherFileStorage"]),
+    .library(name: "TetherDefaults", targets: ["TetherDefaults"]),
     .library(name: "TetherTesting", targets: ["TetherTesting"]),
   ],
   dependencies: [
@@ -44,6 +45,12 @@ let package = Package(
       name: "TetherFileStorage",
       dependencies: ["Tether", "TetherWatcher", .product(name: "Logging", package: "swift-log")],
       path: "Plugins/FileStorage",
+      swiftSettings: swiftSettings
+    ),
+    .target(
+      name: "TetherDefaults",
+      dependencies: ["Tether", "TetherWatcher", .product(name: "Logging", package: "swift-log")],
+      path: "Plugins/Defaults",
       swiftSettings: swiftSettings
     ),
     .target(
