@@ -60,7 +60,8 @@ extension Double: DefaultsScalar {
 
   static func value(of literal: String) throws(InvalidLiteral) -> Double {
     guard let value = Double(literal) else {
-      throw InvalidLiteral(message: "expected a number such as 0.5, inf or nan, found \"\(literal)\"")
+      throw InvalidLiteral(
+        message: "expected a number such as 0.5, inf or nan, found \"\(literal)\"")
     }
     return value
   }
@@ -71,7 +72,8 @@ extension Float: DefaultsScalar {
 
   static func value(of literal: String) throws(InvalidLiteral) -> Float {
     guard let value = Float(literal) else {
-      throw InvalidLiteral(message: "expected a number such as 0.5, inf or nan, found \"\(literal)\"")
+      throw InvalidLiteral(
+        message: "expected a number such as 0.5, inf or nan, found \"\(literal)\"")
     }
     return value
   }
@@ -138,16 +140,19 @@ extension Date: DefaultsScalar {
     func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
     let year = String(parts.tm_year + 1900)
     let fraction = String(micros)
-    return "\(String(repeating: "0", count: max(0, 4 - year.count)))\(year)-\(two(parts.tm_mon + 1))-"
+    return
+      "\(String(repeating: "0", count: max(0, 4 - year.count)))\(year)-\(two(parts.tm_mon + 1))-"
       + "\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))."
       + "\(String(repeating: "0", count: 6 - fraction.count))\(fraction)Z"
   }
 
   static func value(of literal: String) throws(InvalidLiteral) -> Date {
-    let pattern = /(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|([+-])(\d{2}):(\d{2}))/
+    let pattern =
+      /(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|([+-])(\d{2}):(\d{2}))/
     guard let match = literal.wholeMatch(of: pattern) else {
       throw InvalidLiteral(
-        message: "expected an RFC 3339 date such as 2026-11-21T09:30:00.000000Z, found \"\(literal)\"")
+        message:
+          "expected an RFC 3339 date such as 2026-11-21T09:30:00.000000Z, found \"\(literal)\"")
     }
     var parts = tm()
     parts.tm_year = Int32(match.1)! - 1900
@@ -157,7 +162,8 @@ extension Date: DefaultsScalar {
     parts.tm_min = Int32(match.5)!
     parts.tm_sec = Int32(match.6)!
     var seconds = Double(timegm(&parts))
-    if let sign = match.9, let hours = Double(match.10 ?? ""), let minutes = Double(match.11 ?? "") {
+    if let sign = match.9, let hours = Double(match.10 ?? ""), let minutes = Double(match.11 ?? "")
+    {
       seconds -= (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
     }
     let fraction = match.7.flatMap { Double("0" + $0) } ?? 0

@@ -16,7 +16,8 @@ enum JSONArray {
       while index < scalars.count, scalars[index] == " " || scalars[index] == "\t" { index += 1 }
     }
     func fail(_ what: String) -> InvalidLiteral {
-      InvalidLiteral(message: "expected a one-line JSON array such as [1, 2] (\(what)), found \"\(literal)\"")
+      InvalidLiteral(
+        message: "expected a one-line JSON array such as [1, 2] (\(what)), found \"\(literal)\"")
     }
     skipSpaces()
     guard index < scalars.count, scalars[index] == "[" else { throw fail("no [") }
@@ -64,7 +65,8 @@ enum JSONArray {
       case "\n": result += "\\n"
       case "\r": result += "\\r"
       case "\t": result += "\\t"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}"
+      case _
+      where scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}"
         || scalar == "\u{2029}":
         let hex = String(scalar.value, radix: 16, uppercase: true)
         result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex

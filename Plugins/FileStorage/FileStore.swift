@@ -1,41 +1,30 @@
-import Dispatch
 import Foundation
 import Logging
-import Synchronization
 import Tether
 import TetherWatcher
 
 /// One file's writes and watch, shared by every key of that path and value type in a scope.
 ///
-/// Throttle: the first change is written at once (off the caller's thread); later changes in the
-/// throttle window coalesce into one trailing write of the latest value, encoded when it is
-/// written. A write that fails keeps its change pending for the next change or flush. An
-/// external edit wins over a pending local change, which is dropped and logged.
+/// Writes follow the ``ThrottledWriter`` policy; a value is encoded when it is written, on the
+/// writer's queue. An external edit wins over a pending local change, which is dropped and
+/// logged.
 final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   typealias Encode = @Sendable (Value) throws -> Data
 
   let path: String
   let settings: FileStorageSettings
 
-  private struct Pending {
-    var value: Value
-    var encode: Encode
-    var continuations: [SaveContinuation]
+  private struct Change: Sendable {
+    let value: Value
+    let encode: Encode
   }
 
   private struct State {
-    var pending: Pending?
-    var windowStart: UInt64?
-    var timer: UInt64?
-    var nextTimer: UInt64 = 0
-    /// Writes enqueued or running on `queue`.
-    var queued = 0
     /// Bytes that failed to decode: kept as a backup before anything replaces them.
     var corrupt: Data?
     var subscribers: [UInt64: Subscriber] = [:]
     var nextSubscriber: UInt64 = 0
     var watch: FileWatch?
-    var writes = 0
   }
 
   private struct Subscriber {
@@ -43,13 +32,23 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     let saved: @Sendable () -> Void
   }
 
-  private let state = Mutex(State())
-  private let queue: DispatchQueue
+  private let state = LockedState(State())
+  private let writer: ThrottledWriter<Change>
 
   init(path: String, settings: FileStorageSettings, scope: TetherScope) {
     self.path = path
     self.settings = settings
-    self.queue = DispatchQueue(label: "tether.file \(path)", target: .global())
+    let state = self.state
+    self.writer = ThrottledWriter(
+      label: "tether.file \(path)", throttle: settings.throttle,
+      merge: { _, newer in newer },
+      perform: { change in
+        FileStore.write(change, to: path, settings: settings, state: state)
+      },
+      recovered: {
+        // A change kept after a failure has no caller left to tell: tell the holders.
+        for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.saved() }
+      })
     AtomicFile.removeStaleTemporaries(of: path)
     PendingWritesRegistry.register(self, scope: scope)
   }
@@ -59,7 +58,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   }
 
   /// How many times the file was written, for tests and benchmarks.
-  var writes: Int { state.withLock { $0.writes } }
+  var writes: Int { writer.writes }
 
   static var logger: Logger { Logger(label: "tether.file") }
 
@@ -93,132 +92,47 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     _ value: Value, context: SaveContext, encode: @escaping Encode,
     continuation: SaveContinuation
   ) {
-    let now = DispatchTime.now().uptimeNanoseconds
-    let write = state.withLock { state -> Pending? in
-      // A newer value supersedes a pending one; their callers hear the outcome of this write.
-      let earlier = state.pending?.continuations ?? []
-      let change = Pending(value: value, encode: encode, continuations: earlier + [continuation])
-      state.pending = nil
-      if context == .userInitiated || windowIsClosed(state, now: now) && state.queued == 0 {
-        state.timer = nil
-        if context == .didSet { state.windowStart = now }
-        state.queued += 1
-        return change
-      }
-      state.pending = change
-      startTimerIfNeeded(&state, now: now)
-      return nil
-    }
-    if let write { queue.async { self.write(write) } }
+    writer.submit(
+      Change(value: value, encode: encode), immediately: context == .userInitiated
+    ) { result in continuation.resume(with: result) }
   }
 
-  private func windowIsClosed(_ state: State, now: UInt64) -> Bool {
-    guard let start = state.windowStart else { return true }
-    return now >= start + settings.throttle.nanoseconds
-  }
-
-  /// Schedules the trailing write of the pending change at the end of the window.
-  private func startTimerIfNeeded(_ state: inout State, now: UInt64) {
-    guard state.pending != nil, state.timer == nil, state.queued == 0 else { return }
-    let end = (state.windowStart ?? now) + settings.throttle.nanoseconds
-    let id = state.nextTimer
-    state.nextTimer += 1
-    state.timer = id
-    queue.asyncAfter(deadline: .now() + .nanoseconds(Int(end > now ? end - now : 0))) {
-      let due = self.state.withLock { state -> Pending? in
-        guard state.timer == id, let pending = state.pending else { return nil }
-        state.timer = nil
-        // The trailing write closes the window: the next change is written at once.
-        state.windowStart = nil
-        state.pending = nil
-        state.queued += 1
-        return pending
-      }
-      if let due { self.write(due) }
-    }
-  }
-
-  /// Writes `change`, on the store's queue (encoding it here, not on the mutating thread).
-  private func write(_ change: Pending) {
-    let (corrupt, watch) = state.withLock { ($0.corrupt, $0.watch) }
-    let result = Result { () throws -> Void in
-      try replace(with: try change.encode(change.value), corrupt: corrupt, watch: watch)
-    }
-    let now = DispatchTime.now().uptimeNanoseconds
-    let (next, saved) = state.withLock { state -> (Pending?, [Subscriber]) in
-      state.queued -= 1
-      let saved = result.isSuccess ? Array(state.subscribers.values) : []
-      switch result {
-      case .success:
-        state.writes += 1
-        state.corrupt = nil
-      case .failure(is AtomicFile.Conflict), .failure(is EncodingError):
-        break  // Superseded by the file's content, or a value that can never be written.
-      case .failure:
-        // Nothing is lost: the change stays pending for the next change or flush.
-        if state.pending == nil {
-          state.pending = Pending(value: change.value, encode: change.encode, continuations: [])
-          return (nil, saved)
-        }
-      }
-      // Changes made during the write are written after it, never marked clean by it.
-      guard state.pending != nil, state.queued == 0, state.timer == nil else { return (nil, saved) }
-      if windowIsClosed(state, now: now) {
-        state.windowStart = now
-        defer { state.pending = nil }
-        state.queued += 1
-        return (state.pending, saved)
-      }
-      startTimerIfNeeded(&state, now: now)
-      return (nil, saved)
-    }
-    // A change kept after a failure has no caller left to tell: tell the holders directly.
-    if change.continuations.isEmpty { for subscriber in saved { subscriber.saved() } }
-    if case .failure(is AtomicFile.Conflict) = result {
-      Self.logger.warning(
-        "\(path) changed on disk before a pending local change was written; the file's content wins and the local change is dropped"
-      )
-    }
-    for continuation in change.continuations {
-      // A change dropped for an external edit is not a failure to save.
-      if case .failure(let error) = result, !(error is AtomicFile.Conflict) {
-        continuation.resume(throwing: error)
-      } else {
-        continuation.resume()
-      }
-    }
-    if let next { queue.async { self.write(next) } }
-  }
-
-  private func replace(with data: Data, corrupt: Data?, watch: FileWatch?) throws {
-    if let corrupt, FileContent.read(path) == .data(corrupt) {
-      let backup = try AtomicFile.keepCorrupt(path)
-      Self.logger.warning("kept the unreadable \(path) as \(backup) before replacing it")
-    }
-    watch?.willWrite(data)
+  /// Writes one change, on the writer's queue.
+  private static func write(
+    _ change: Change, to path: String, settings: FileStorageSettings, state: LockedState<State>
+  ) -> ThrottledWriter<Change>.Outcome {
+    let data: Data
     do {
+      data = try change.encode(change.value)
+    } catch {
+      return .rejected(error)
+    }
+    let (corrupt, watch) = state.withLock { ($0.corrupt, $0.watch) }
+    do {
+      if let corrupt, FileContent.read(path) == .data(corrupt) {
+        let backup = try AtomicFile.keepCorrupt(path)
+        logger.warning("kept the unreadable \(path) as \(backup) before replacing it")
+      }
+      watch?.willWrite(data)
       try AtomicFile.write(
         data, to: path, durable: settings.durability == .durable, expected: watch?.knownContent)
+      watch?.didWrite(data)
+      state.withLock { $0.corrupt = nil }
+      return .written
+    } catch is AtomicFile.Conflict {
+      watch?.writeFailed(data)
+      logger.warning(
+        "\(path) changed on disk before a pending local change was written; the file's content wins and the local change is dropped"
+      )
+      return .superseded
     } catch {
       watch?.writeFailed(data)
-      throw error
+      return .failed(error)
     }
-    watch?.didWrite(data)
   }
 
   /// Writes any pending change now, on the calling thread.
-  func flushNow() {
-    queue.sync {
-      let pending = state.withLock { state -> Pending? in
-        guard let pending = state.pending else { return nil }
-        state.pending = nil
-        state.timer = nil
-        state.queued += 1
-        return pending
-      }
-      if let pending { write(pending) }
-    }
-  }
+  func flushNow() { writer.flushNow() }
 
   // MARK: Watching
 
@@ -255,21 +169,15 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
 
   /// An external change: it wins over a local change still waiting for its write.
   private func receive(_ content: FileContent) {
-    let (dropped, subscribers) = state.withLock { state in
-      var dropped: Pending?
-      if let pending = state.pending {
-        dropped = pending
-        state.pending = nil
-        state.timer = nil
-      }
-      if case .data(let data) = content, data != state.corrupt { state.corrupt = nil }
-      return (dropped, Array(state.subscribers.values))
-    }
-    if let dropped {
+    if writer.hasPending {
       Self.logger.warning(
         "\(path) was changed on disk while a local change waited to be written; the file's content wins and the local change is dropped"
       )
-      for continuation in dropped.continuations { continuation.resume() }
+      writer.revisePending { _ in nil }
+    }
+    let subscribers = state.withLock { state in
+      if case .data(let data) = content, data != state.corrupt { state.corrupt = nil }
+      return Array(state.subscribers.values)
     }
     for subscriber in subscribers { subscriber.deliver(content) }
   }
@@ -277,19 +185,5 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   /// Notes bytes a subscriber could not decode.
   func markCorrupt(_ data: Data) {
     state.withLock { $0.corrupt = data }
-  }
-}
-
-extension Result {
-  fileprivate var isSuccess: Bool {
-    if case .success = self { return true }
-    return false
-  }
-}
-
-extension Duration {
-  var nanoseconds: UInt64 {
-    let (seconds, attoseconds) = components
-    return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
   }
 }
