@@ -1,0 +1,287 @@
+import Foundation
+import Glibc
+import Logging
+import Tether
+import TetherWatcher
+
+/// One defaults file as this scope sees it: the parsed user and registration files, the holders
+/// of each key, and the writes of this process's changes.
+///
+/// A write takes an `flock` on a sibling lock file, re-reads the file, changes only the keys
+/// this process changed, and replaces the file atomically, so processes writing different keys
+/// lose nothing. An external edit reaches the holders of the keys whose lines it changed, and
+/// wins over a pending local change of those keys.
+final class DefaultsFile: PendingWrites, Sendable {
+  /// Where a key's value comes from.
+  enum Lookup: Equatable, Sendable {
+    case user(String, line: Int)
+    case registration(String, line: Int)
+    case absent
+    case unreadable(TetherError)
+  }
+
+  /// Pending changes: key name → literal, or `nil` to remove the line.
+  typealias Changes = [String: String?]
+
+  private struct Subscriber {
+    let deliver: @Sendable (Lookup) -> Void
+    let saved: @Sendable () -> Void
+  }
+
+  private struct State {
+    var user: Result<INIDocument, TetherError>
+    var registration: Result<INIDocument, TetherError>?
+    var subscribers: [String: [UInt64: Subscriber]] = [:]
+    var nextSubscriber: UInt64 = 0
+    var watches: [FileWatch] = []
+  }
+
+  let path: String
+  let registrationPath: String?
+  private let state: LockedState<State>
+  private let writer: ThrottledWriter<Changes>
+
+  static var logger: Logger { Logger(label: "tether.defaults") }
+
+  init(path: String, registration: String?, throttle: Duration, scope: TetherScope) {
+    self.path = path
+    self.registrationPath = registration
+    let state = LockedState(
+      State(user: Self.read(path), registration: registration.map { Self.read($0) }))
+    self.state = state
+    self.writer = ThrottledWriter(
+      label: "tether.defaults \(path)", throttle: throttle,
+      merge: { older, newer in older.merging(newer) { $1 } },
+      perform: { changes in Self.write(changes, to: path, state: state) },
+      recovered: {
+        let everyone = state.withLock { $0.subscribers.values.flatMap(\.values) }
+        for subscriber in everyone { subscriber.saved() }
+      })
+    AtomicFile.removeStaleTemporaries(of: path)
+    PendingWritesRegistry.register(self, scope: scope)
+  }
+
+  deinit {
+    PendingWritesRegistry.unregister(ObjectIdentifier(self))
+  }
+
+  var writes: Int { writer.writes }
+
+  /// Where `name` has its value now, re-reading both files.
+  func load(_ name: String) -> Lookup {
+    let user = Self.read(path)
+    let registration = registrationPath.map { Self.read($0) }
+    return state.withLock { state in
+      state.user = user
+      state.registration = registration
+      return Self.lookup(name, in: state)
+    }
+  }
+
+  /// Queues `literal` (or the removal of the line) for key `name`.
+  func save(
+    _ name: String, literal: String?, immediately: Bool,
+    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) {
+    writer.submit([name: literal], immediately: immediately, completion: completion)
+  }
+
+  func flushNow() { writer.flushNow() }
+
+  /// Tells `deliver` each time the value of `name` changes outside this process's holders.
+  func subscribe(
+    _ name: String, saved: @escaping @Sendable () -> Void,
+    deliver: @escaping @Sendable (Lookup) -> Void
+  ) -> SharedSubscription {
+    let (id, needsWatches) = state.withLock { state in
+      let id = state.nextSubscriber
+      state.nextSubscriber += 1
+      state.subscribers[name, default: [:]][id] = Subscriber(deliver: deliver, saved: saved)
+      return (id, state.watches.isEmpty)
+    }
+    if needsWatches {
+      var watches = [
+        FileWatcher.shared.watch(path) { [weak self] content in self?.receive(content, user: true) }
+      ]
+      if let registrationPath {
+        watches.append(
+          FileWatcher.shared.watch(registrationPath) { [weak self] content in
+            self?.receive(content, user: false)
+          })
+      }
+      state.withLock { state in
+        if state.watches.isEmpty && !state.subscribers.isEmpty { state.watches = watches }
+      }
+    }
+    return SharedSubscription { [weak self] in
+      guard let self else { return }
+      let released = self.state.withLock { state -> [FileWatch] in
+        state.subscribers[name]?[id] = nil
+        if state.subscribers[name]?.isEmpty == true { state.subscribers[name] = nil }
+        guard state.subscribers.isEmpty else { return [] }
+        defer { state.watches = [] }
+        return state.watches
+      }
+      for watch in released { watch.cancel() }
+    }
+  }
+
+  // MARK: - External edits
+
+  private func receive(_ content: FileContent, user: Bool) {
+    let origin = user ? path : registrationPath ?? path
+    let parsed = Self.parse(content, origin: origin)
+    let (changed, deliveries) = state.withLock { state -> ([String], [(Subscriber, Lookup)]) in
+      let before = state.subscribers.keys.map { ($0, Self.lookup($0, in: state)) }
+      if user { state.user = parsed } else { state.registration = parsed }
+      var changed: [String] = []
+      var deliveries: [(Subscriber, Lookup)] = []
+      for (name, old) in before {
+        let new = Self.lookup(name, in: state)
+        guard new.value != old.value || new.isError != old.isError else { continue }
+        changed.append(name)
+        for subscriber in state.subscribers[name]?.values ?? [:].values {
+          deliveries.append((subscriber, new))
+        }
+      }
+      return (changed, deliveries)
+    }
+    if user, !changed.isEmpty {
+      writer.revisePending { pending in
+        let kept = pending.filter { !changed.contains($0.key) }
+        if kept.count < pending.count {
+          Self.logger.warning(
+            "\(path) was edited while local changes of \(changed.sorted()) waited to be written; the file's values win"
+          )
+        }
+        return kept.isEmpty ? nil : kept
+      }
+    }
+    for (subscriber, lookup) in deliveries { subscriber.deliver(lookup) }
+  }
+
+  // MARK: - Reading and writing
+
+  private static func lookup(_ name: String, in state: State) -> Lookup {
+    let (section, key) = DefaultsName.split(name)
+    switch state.user {
+    case .failure(let error): return .unreadable(error)
+    case .success(let document):
+      if let entry = document.entry(section: section, name: key) {
+        return .user(entry.value, line: entry.line)
+      }
+    }
+    if case .success(let registration) = state.registration,
+      let entry = registration.entry(section: section, name: key)
+    {
+      return .registration(entry.value, line: entry.line)
+    }
+    return .absent
+  }
+
+  private static func read(_ path: String) -> Result<INIDocument, TetherError> {
+    parse(FileContent.read(path), origin: path)
+  }
+
+  private static func parse(
+    _ content: FileContent, origin: String
+  ) -> Result<INIDocument, TetherError> {
+    switch content {
+    case .missing: return .success(INIDocument())
+    case .unreadable(let error):
+      return .failure(.invalidConfiguration(message: "cannot read: \(error)", location: origin))
+    case .data(let data):
+      return Result { () throws(TetherError) in try INIDocument(parsing: data, origin: origin) }
+    }
+  }
+
+  /// Applies `changes` to the file under its lock; runs on the writer's queue.
+  private static func write(
+    _ changes: Changes, to path: String, state: LockedState<State>
+  ) -> ThrottledWriter<Changes>.Outcome {
+    let lock: Int32
+    do {
+      try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      let lockPath = DefaultsName.lockPath(for: path)
+      lock = try systemCall("open", path: lockPath) {
+        open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+      }
+    } catch {
+      return .failed(error)
+    }
+    defer { close(lock) }
+    let watch = state.withLock { $0.watches.first }
+    do {
+      try systemCall("flock", path: path) { flock(lock, LOCK_EX) }
+      // An editor does not take the lock: retry when it changed the file under us.
+      for _ in 0..<5 {
+        let current = FileContent.read(path)
+        var document = try parse(current, origin: path).get()
+        for (name, literal) in changes {
+          let (section, key) = DefaultsName.split(name)
+          if let literal {
+            document.setValue(literal, section: section, name: key)
+          } else {
+            document.removeValue(section: section, name: key)
+          }
+        }
+        let data = Data(document.render().utf8)
+        if current == .data(data) || (current == .missing && changes.allSatisfy { $0.value == nil })
+        {
+          return .written
+        }
+        watch?.willWrite(data)
+        do {
+          try AtomicFile.write(data, to: path, durable: false, expected: current)
+        } catch is AtomicFile.Conflict {
+          watch?.writeFailed(data)
+          continue
+        }
+        watch?.didWrite(data)
+        state.withLock { $0.user = .success(document) }
+        return .written
+      }
+      return .failed(
+        TetherError.invalidConfiguration(
+          message: "the file kept changing while it was being written", location: path))
+    } catch {
+      return .failed(error)
+    }
+  }
+}
+
+extension DefaultsFile.Lookup {
+  /// The literal, wherever it comes from.
+  fileprivate var value: String? {
+    switch self {
+    case .user(let value, _), .registration(let value, _): return value
+    case .absent, .unreadable: return nil
+    }
+  }
+
+  fileprivate var isError: Bool {
+    if case .unreadable = self { return true }
+    return false
+  }
+}
+
+/// Key names in a defaults file: `ui.theme` is `theme` under `[ui]`.
+enum DefaultsName {
+  static func split(_ name: String) -> (section: String, key: String) {
+    guard let dot = name.lastIndex(of: ".") else { return ("", name) }
+    return (String(name[..<dot]), String(name[name.index(after: dot)...]))
+  }
+
+  /// Whether `name` can be written: both parts use the INI name characters.
+  static func isValid(_ name: String) -> Bool {
+    let (section, key) = split(name)
+    return (section.isEmpty || INIDocument.isValidName(section)) && INIDocument.isValidName(key)
+      && !key.contains(".")
+  }
+
+  static func lockPath(for path: String) -> String {
+    let folder = (path as NSString).deletingLastPathComponent
+    return folder + "/." + (path as NSString).lastPathComponent + ".lock"
+  }
+}

@@ -1,0 +1,141 @@
+public import Tether
+
+extension SharedReaderKey {
+  /// A small typed value in an INI defaults file: the Linux answer to `@AppStorage`.
+  ///
+  /// ```swift
+  /// @Shared(.defaults("count")) var count = 0
+  /// @Shared(.defaults("ui.theme")) var theme = Theme.light   // `theme = dark` under [ui]
+  /// ```
+  ///
+  /// `V` may be `Bool`, any fixed-width integer, `Double`, `Float`, `String`, `URL`, `Date`,
+  /// `Data`, `UUID`, a `RawRepresentable` over one of those, an `Optional` of any of them
+  /// (`nil` removes the line), or an array of them. Any other type is reported as
+  /// `TetherError.unsupportedType` in `loadError` when the key is used.
+  public static func defaults<V>(
+    _ name: String, store: DefaultsStore = .standard
+  ) -> Self where Self == DefaultsKey<V> {
+    DefaultsKey(name, store: store, throttle: .seconds(1))
+  }
+}
+
+/// A key stored in a ``DefaultsStore``: see ``SharedReaderKey/defaults(_:store:)``.
+public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
+  /// The key's name; `ui.theme` is `theme` under `[ui]`.
+  public let name: String
+  /// Where the value is stored.
+  public let store: DefaultsStore
+  private let file: DefaultsFile
+  private let coding: Result<DefaultsCoding<Value>, TetherError>
+
+  init(_ name: String, store: DefaultsStore, throttle: Duration) {
+    self.name = name
+    self.store = store
+    let scope = TetherScope.current
+    self.file = scope.local(DefaultsFiles.self) { DefaultsFiles(scope: scope) }
+      .file(for: store, throttle: throttle)
+    self.coding = Self.coding(for: name, in: store)
+  }
+
+  /// Whether `Value` can be stored under `name`, and how.
+  static func coding(
+    for name: String, in store: DefaultsStore
+  ) -> Result<DefaultsCoding<Value>, TetherError> {
+    guard DefaultsName.isValid(name) else {
+      return .failure(
+        .invalidValue(
+          key: name, message: "a defaults name uses A-Z a-z 0-9 _ * - and dots between parts",
+          location: store.file.path))
+    }
+    guard let coding = DefaultsCoding<Value>.make() else {
+      return .failure(.unsupportedType("\(Value.self)", key: name, kind: DefaultsStrategy.kind))
+    }
+    return .success(coding)
+  }
+
+  /// The file's resolved path and the name.
+  public var id: DefaultsKeyID { DefaultsKeyID(path: store.path, name: name) }
+
+  /// `.defaults("name")`, with its file when it is not the standard one.
+  public var description: String {
+    store == .standard
+      ? ".defaults(\(String(reflecting: name)))"
+      : ".defaults(\(String(reflecting: name)), store: \(store.file.path))"
+  }
+
+  /// Reads the user file, then the registration file; nothing stored is "no value".
+  public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
+    continuation.resume(
+      with: Result { try value(of: file.load(name)) })
+  }
+
+  /// Delivers changes of this key's line, in either file, made outside this process's holders.
+  public func subscribe(
+    context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
+  ) -> SharedSubscription {
+    guard case .success = coding else { return SharedSubscription {} }
+    return file.subscribe(name, saved: { subscriber.yieldSaved() }) { lookup in
+      do {
+        if let value = try value(of: lookup) {
+          subscriber.yield(value)
+        } else {
+          subscriber.yieldReturningInitialValue()
+        }
+      } catch let error as TetherError where error.isInvalidValue {
+        // A hand edit that does not parse: the default, and the error naming the line.
+        subscriber.yieldReturningInitialValue()
+        subscriber.yield(throwing: error)
+      } catch {
+        subscriber.yield(throwing: error)
+      }
+    }
+  }
+
+  /// Writes the value's line (or removes it, for `nil`): throttled after `withLock`, at once
+  /// for `save()`.
+  public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
+    let literal: String?
+    do {
+      literal = try coding.get().encode(value)
+    } catch let error as InvalidLiteral {
+      return continuation.resume(
+        throwing: TetherError.invalidValue(
+          key: name, message: error.message, location: store.file.path))
+    } catch {
+      return continuation.resume(throwing: error)
+    }
+    file.save(name, literal: literal, immediately: context == .userInitiated) { result in
+      continuation.resume(with: result)
+    }
+  }
+
+  private func value(of lookup: DefaultsFile.Lookup) throws -> Value? {
+    let coding = try coding.get()
+    let (literal, location): (String, String)
+    switch lookup {
+    case .absent: return nil
+    case .unreadable(let error): throw error
+    case .user(let value, let line): (literal, location) = (value, "\(file.path):\(line)")
+    case .registration(let value, let line):
+      (literal, location) = (value, "\(file.registrationPath ?? file.path):\(line)")
+    }
+    do {
+      return try coding.decode(literal)
+    } catch {
+      throw TetherError.invalidValue(key: name, message: error.message, location: location)
+    }
+  }
+}
+
+/// Identifies a defaults value: its file's resolved path and its name.
+public struct DefaultsKeyID: Hashable, Sendable {
+  let path: String
+  let name: String
+}
+
+extension TetherError {
+  fileprivate var isInvalidValue: Bool {
+    if case .invalidValue = self { return true }
+    return false
+  }
+}
