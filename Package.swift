@@ -65,7 +65,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "tether-test-helper",
-      dependencies: ["TetherWatcher", "TetherFileStorage"],
+      dependencies: ["TetherWatcher", "TetherFileStorage", "TetherDefaults"],
       path: "Tests/TetherTestHelper",
       swiftSettings: swiftSettings
     ),
@@ -77,6 +77,11 @@ let package = Package(
     .testTarget(
       name: "TetherFileStorageTests",
       dependencies: ["TetherFileStorage", "TetherTesting", "tether-test-helper"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TetherDefaultsTests",
+      dependencies: ["TetherDefaults", "TetherTesting", "tether-test-helper"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

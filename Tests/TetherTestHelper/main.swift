@@ -3,6 +3,7 @@
 // descriptors, lowered kernel limits), then prints one JSON object with what it saw.
 import Foundation
 import Tether
+import TetherDefaults
 import TetherFileStorage
 import TetherWatcher
 
@@ -22,6 +23,8 @@ enum Helper {
     case "wait-for": waitFor(rest)
     case "write": writeValue(rest)
     case "read-only-folder": readOnlyFolder(rest)
+    case "defaults-set": defaultsSet(rest)
+    case "defaults-many": defaultsMany(rest)
     default: fail("unknown command \(command)")
     }
   }
@@ -178,6 +181,31 @@ enum Helper {
       semaphore.signal()
     }
     semaphore.wait()
+  }
+
+  /// `defaults-set FILE KEY VALUE`: sets an Int through `@Shared` and exits without flushing
+  /// by hand (UserDefaults on Linux loses such values).
+  static func defaultsSet(_ arguments: [String]) {
+    let store = DefaultsStore(file: URL(filePath: arguments[0]))
+    let value = Shared(wrappedValue: 0, .defaults(arguments[1], store: store))
+    value.withLock { $0 = Int(arguments[2])! }
+    exit(0)
+  }
+
+  /// `defaults-many FILE PREFIX N`: writes keys PREFIX0…PREFIX(N-1), each saved at once.
+  static func defaultsMany(_ arguments: [String]) {
+    let store = DefaultsStore(file: URL(filePath: arguments[0]))
+    let (prefix, count) = (arguments[1], Int(arguments[2])!)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+      for index in 0..<count {
+        let value = Shared(wrappedValue: -1, .defaults("\(prefix)\(index)", store: store))
+        value.withLock { $0 = index }
+        do { try await value.save() } catch { fail("save \(index) failed: \(error)") }
+      }
+      done.signal()
+    }
+    done.wait()
   }
 
   static func report(_ statistics: WatcherStatistics, extra: [String: Int]) {

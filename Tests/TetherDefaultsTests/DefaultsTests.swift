@@ -1,0 +1,146 @@
+import Foundation
+import Observation
+import Synchronization
+import Testing
+import Tether
+import TetherDefaults
+import TetherTesting
+
+@Suite(.timeLimit(.minutes(2))) struct DefaultsTests {
+  @Test func conformance() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      try await StrategyConformance.run(
+        DefaultsStrategy.self, options: "file = \(file.path)\nthrottle = 100ms",
+        externalEdit: { name, value in try edit(file, name, "\(value)") })
+    }
+  }
+
+  @Test func editingOneKeyChangesExactlyThatLine() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      let original = """
+        # Settings for the facts app
+        count = 1
+
+        ; the look
+        [ui]
+        theme   = light
+        unknown = kept "as is"
+        # trailing comment
+
+        """
+      try Data(original.utf8).write(to: file)
+      let store = DefaultsStore(file: file)
+      @Shared(.defaults("ui.theme", store: store)) var theme = "system"
+      #expect(theme == "light")
+      $theme.withLock { $0 = "dark" }
+      try await $theme.save()
+      let before = original.split(separator: "\n", omittingEmptySubsequences: false)
+      let after = contents(file).split(separator: "\n", omittingEmptySubsequences: false)
+      #expect(before.count == after.count)
+      let changed = zip(before, after).filter { $0 != $1 }
+      #expect(changed.map(\.1) == ["theme   = dark"])
+    }
+  }
+
+  @Test func registrationValuesShowThroughUntilTheUserSetsTheKey() async throws {
+    try await withTemporaryDirectory { folder in
+      let registration = folder.appending(path: "registered.ini")
+      try Data("count = 5\n[ui]\ntheme = blue\n".utf8).write(to: registration)
+      let file = folder.appending(path: "defaults.ini")
+      try await defaultsBootstrap(folder, registration: registration.path) {
+        @Shared(.registered("count")) var count = 0
+        #expect(count == 5)
+        $count.withLock { $0 = 6 }
+        try await $count.save()
+        #expect(contents(file).contains("count = 6"))
+        #expect(contents(registration) == "count = 5\n[ui]\ntheme = blue\n", "never written")
+        try edit(file, "count", nil)
+        await expectEventually { count == 5 }
+      }
+    }
+  }
+
+  @Test func aBadHandEditGivesTheDefaultAndAnErrorNamingTheLine() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      try Data("# mine\ncount = 3\nother = 1\n".utf8).write(to: file)
+      try await defaultsBootstrap(folder) {
+        @Shared(.registered("count")) var count = 10
+        @Shared(.registered("other")) var other = 0
+        #expect(count == 3)
+        try edit(file, "count", "three")
+        await expectEventually { $count.loadError != nil }
+        #expect(count == 10)
+        #expect(
+          ($count.loadError as? TetherError)?.description
+            == #"\#(file.path):2: key "count": expected a whole number from -9223372036854775808 to 9223372036854775807, found "three""#
+        )
+        // Another key's write leaves the bad line as it is.
+        $other.withLock { $0 = 2 }
+        try await $other.save()
+        #expect(contents(file).contains("count = three"))
+        $count.withLock { $0 = 4 }
+        try await $count.save()
+        #expect(contents(file).contains("count = 4"))
+        #expect($count.loadError == nil)
+      }
+    }
+  }
+
+  @Test func anExternalEditWakesHoldersOfThatKeyOnly() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      try Data("a = 1\nb = 1\n".utf8).write(to: file)
+      let store = DefaultsStore(file: file)
+      let seenA = Mutex(0)
+      let seenB = Mutex(0)
+      let a = DefaultsKey<Int>.defaults("a", store: store)
+      let b = DefaultsKey<Int>.defaults("b", store: store)
+      let subscriptionA = a.subscribe(
+        context: .userInitiated,
+        subscriber: SharedSubscriber { _ in seenA.withLock { $0 += 1 } })
+      let subscriptionB = b.subscribe(
+        context: .userInitiated,
+        subscriber: SharedSubscriber { _ in seenB.withLock { $0 += 1 } })
+      try edit(file, "a", "2")
+      await expectEventually { seenA.withLock { $0 } == 1 }
+      try edit(file, "b", "2")  // the control: b's holders are woken by b's edit
+      await expectEventually { seenB.withLock { $0 } == 1 }
+      #expect(seenA.withLock { $0 } == 1, "a was not woken again by b's edit")
+      _ = (subscriptionA, subscriptionB)
+    }
+  }
+
+  @Test func aTypeADefaultsFileCannotStoreIsReportedNotCrashed() async throws {
+    struct Point: Sendable { var x = 0 }
+    try await withTemporaryDirectory { folder in
+      let store = DefaultsStore(file: folder.appending(path: "defaults.ini"))
+      @Shared(.defaults("point", store: store)) var point = Point()
+      #expect(
+        $point.loadError as? TetherError
+          == .unsupportedType("Point", key: "point", kind: "defaults"))
+      $point.withLock { $0.x = 1 }
+      #expect($point.saveError != nil)
+      #expect(throws: TetherError.unsupportedType("Point", key: "p", kind: "defaults")) {
+        try DefaultsStrategy(options: StrategyOptions())
+          .key(named: "p", as: Point.self, options: StrategyOptions())
+      }
+    }
+  }
+
+  @Test func aRegisteredKeyAndTheDefaultsKeyOfItsFileAreOneReference() async throws {
+    try await withTemporaryDirectory { folder in
+      try await defaultsBootstrap(folder) {
+        @Shared(.registered("ui.theme")) var registered = "a"
+        let store = DefaultsStore(file: folder.appending(path: "./defaults.ini"))
+        @Shared(.defaults("ui.theme", store: store)) var direct = "b"
+        #expect(direct == "a")
+        $direct.withLock { $0 = "c" }
+        #expect(registered == "c")
+        #expect(store == DefaultsStore(file: folder.appending(path: "defaults.ini")))
+      }
+    }
+  }
+}
