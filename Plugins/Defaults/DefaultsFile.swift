@@ -29,8 +29,11 @@ final class DefaultsFile: PendingWrites, Sendable {
   }
 
   private struct State {
-    var user: Result<INIDocument, TetherError>
-    var registration: Result<INIDocument, TetherError>?
+    var user: Result<Parsed, TetherError>
+    var registration: Result<Parsed, TetherError>?
+    /// The identities the parsed documents were read at: a load re-reads only a changed file.
+    var userIdentity: FileIdentity?
+    var registrationIdentity: FileIdentity?
     var subscribers: [String: [UInt64: Subscriber]] = [:]
     var nextSubscriber: UInt64 = 0
     var watches: [FileWatch] = []
@@ -46,12 +49,18 @@ final class DefaultsFile: PendingWrites, Sendable {
   init(path: String, registration: String?, throttle: Duration, scope: TetherScope) {
     self.path = path
     self.registrationPath = registration
+    // Identities first: a change in between makes the next load read again.
+    let (userIdentity, registrationIdentity) = (
+      FileIdentity.of(path), registration.flatMap(FileIdentity.of)
+    )
     let state = LockedState(
-      State(user: Self.read(path), registration: registration.map { Self.read($0) }))
+      State(
+        user: Self.read(path), registration: registration.map { Self.read($0) },
+        userIdentity: userIdentity, registrationIdentity: registrationIdentity))
     self.state = state
     self.writer = ThrottledWriter(
       label: "tether.defaults \(path)", throttle: throttle,
-      merge: { older, newer in older.merging(newer) { $1 } },
+      merge: { older, newer in older.merge(newer) { $1 } },
       perform: { changes in Self.write(changes, to: path, state: state) },
       recovered: {
         let everyone = state.withLock { $0.subscribers.values.flatMap(\.values) }
@@ -67,13 +76,29 @@ final class DefaultsFile: PendingWrites, Sendable {
 
   var writes: Int { writer.writes }
 
-  /// Where `name` has its value now, re-reading both files.
+  /// Where `name` has its value now, re-reading a file only when it changed.
   func load(_ name: String) -> Lookup {
-    let user = Self.read(path)
-    let registration = registrationPath.map { Self.read($0) }
+    let (userIdentity, registrationIdentity) = (
+      FileIdentity.of(path), registrationPath.flatMap(FileIdentity.of)
+    )
+    let (readUser, readRegistration) = state.withLock { state in
+      (
+        userIdentity == nil || userIdentity != state.userIdentity,
+        registrationPath != nil
+          && (registrationIdentity == nil || registrationIdentity != state.registrationIdentity)
+      )
+    }
+    let user = readUser ? Self.read(path) : nil
+    let registration = readRegistration ? registrationPath.map { Self.read($0) } : nil
     return state.withLock { state in
-      state.user = user
-      state.registration = registration
+      if let user {
+        state.user = user
+        state.userIdentity = userIdentity
+      }
+      if let registration {
+        state.registration = registration
+        state.registrationIdentity = registrationIdentity
+      }
       return Self.lookup(name, in: state)
     }
   }
@@ -133,7 +158,14 @@ final class DefaultsFile: PendingWrites, Sendable {
     let parsed = Self.parse(content, origin: origin)
     let (changed, deliveries) = state.withLock { state -> ([String], [(Subscriber, Lookup)]) in
       let before = state.subscribers.keys.map { ($0, Self.lookup($0, in: state)) }
-      if user { state.user = parsed } else { state.registration = parsed }
+      // The identity is unknown here: the next load reads the file again.
+      if user {
+        state.user = parsed
+        state.userIdentity = nil
+      } else {
+        state.registration = parsed
+        state.registrationIdentity = nil
+      }
       var changed: [String] = []
       var deliveries: [(Subscriber, Lookup)] = []
       for (name, old) in before {
@@ -163,35 +195,47 @@ final class DefaultsFile: PendingWrites, Sendable {
   // MARK: - Reading and writing
 
   private static func lookup(_ name: String, in state: State) -> Lookup {
-    let (section, key) = DefaultsName.split(name)
     switch state.user {
     case .failure(let error): return .unreadable(error)
-    case .success(let document):
-      if let entry = document.entry(section: section, name: key) {
-        return .user(entry.value, line: entry.line)
-      }
+    case .success(let parsed):
+      if let entry = parsed.entries[name] { return .user(entry.value, line: entry.line) }
     }
     if case .success(let registration) = state.registration,
-      let entry = registration.entry(section: section, name: key)
+      let entry = registration.entries[name]
     {
       return .registration(entry.value, line: entry.line)
     }
     return .absent
   }
 
-  private static func read(_ path: String) -> Result<INIDocument, TetherError> {
+  private static func read(_ path: String) -> Result<Parsed, TetherError> {
     parse(FileContent.read(path), origin: path)
   }
 
-  private static func parse(
-    _ content: FileContent, origin: String
-  ) -> Result<INIDocument, TetherError> {
+  private static func parse(_ content: FileContent, origin: String) -> Result<Parsed, TetherError> {
     switch content {
-    case .missing: return .success(INIDocument())
+    case .missing: return .success(Parsed(INIDocument()))
     case .unreadable(let error):
       return .failure(.invalidConfiguration(message: "cannot read: \(error)", location: origin))
     case .data(let data):
-      return Result { () throws(TetherError) in try INIDocument(parsing: data, origin: origin) }
+      return Result { () throws(TetherError) in
+        Parsed(try INIDocument(parsing: data, origin: origin))
+      }
+    }
+  }
+
+  /// A parsed file with its entries by full key name (`ui.theme`), so each lookup is one hash.
+  struct Parsed: Sendable {
+    let document: INIDocument
+    let entries: [String: INIDocument.Entry]
+
+    init(_ document: INIDocument) {
+      self.document = document
+      var entries: [String: INIDocument.Entry] = [:]
+      for entry in document.entries {
+        entries[entry.section.isEmpty ? entry.name : entry.section + "." + entry.name] = entry
+      }
+      self.entries = entries
     }
   }
 
@@ -217,15 +261,12 @@ final class DefaultsFile: PendingWrites, Sendable {
       // An editor does not take the lock: retry when it changed the file under us.
       for _ in 0..<5 {
         let current = FileContent.read(path)
-        var document = try parse(current, origin: path).get()
-        for (name, literal) in changes {
-          let (section, key) = DefaultsName.split(name)
-          if let literal {
-            document.setValue(literal, section: section, name: key)
-          } else {
-            document.removeValue(section: section, name: key)
-          }
-        }
+        var document = try parse(current, origin: path).get().document
+        document.apply(
+          changes.map { name, literal in
+            let (section, key) = DefaultsName.split(name)
+            return (section, key, literal)
+          })
         let data = Data(document.render().utf8)
         if current == .data(data) || (current == .missing && changes.allSatisfy { $0.value == nil })
         {
@@ -239,7 +280,11 @@ final class DefaultsFile: PendingWrites, Sendable {
           continue
         }
         watch?.didWrite(data)
-        state.withLock { $0.user = .success(document) }
+        let identity = FileIdentity.of(path)
+        state.withLock {
+          $0.user = .success(Parsed(document))
+          $0.userIdentity = identity
+        }
         return .written
       }
       return .failed(

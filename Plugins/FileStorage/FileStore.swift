@@ -41,7 +41,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     let state = self.state
     self.writer = ThrottledWriter(
       label: "tether.file \(path)", throttle: settings.throttle,
-      merge: { _, newer in newer },
+      merge: { older, newer in older = newer },
       perform: { change in
         FileStore.write(change, to: path, settings: settings, state: state)
       },

@@ -37,18 +37,19 @@ package final class ThrottledWriter<Change: Sendable>: Sendable {
   private let state = Mutex(State())
   private let queue: DispatchQueue
   private let throttle: UInt64
-  private let merge: @Sendable (_ older: Change, _ newer: Change) -> Change
+  private let merge: @Sendable (_ older: inout Change, _ newer: Change) -> Void
   private let perform: @Sendable (Change) -> Outcome
   private let recovered: @Sendable () -> Void
 
   /// - Parameters:
-  ///   - merge: one change from an older and a newer one.
+  ///   - merge: folds a newer change into an older one, in place (a pending change is owned
+  ///     uniquely, so large changes merge without copying).
   ///   - perform: writes a change, on the writer's queue.
   ///   - recovered: called when a change kept after a failure is written by a later flush or
   ///     write, whose callers were already told of the failure.
   package init(
     label: String, throttle: Duration,
-    merge: @escaping @Sendable (_ older: Change, _ newer: Change) -> Change,
+    merge: @escaping @Sendable (_ older: inout Change, _ newer: Change) -> Void,
     perform: @escaping @Sendable (Change) -> Outcome,
     recovered: @escaping @Sendable () -> Void
   ) {
@@ -67,11 +68,11 @@ package final class ThrottledWriter<Change: Sendable>: Sendable {
     let now = DispatchTime.now().uptimeNanoseconds
     let write = state.withLock { state -> Pending? in
       var merged = Pending(change: change, completions: [completion])
-      if let pending = state.pending {
-        merged = Pending(
-          change: merge(pending.change, change), completions: pending.completions + [completion])
+      if var pending = state.pending.take() {
+        merge(&pending.change, change)
+        pending.completions.append(completion)
+        merged = pending
       }
-      state.pending = nil
       if immediately || isWindowClosed(state, now: now) && state.queued == 0 {
         state.timer = nil
         if !immediately { state.windowStart = now }
@@ -153,11 +154,12 @@ package final class ThrottledWriter<Change: Sendable>: Sendable {
       case .superseded, .rejected: break
       case .failed:
         // Nothing is lost: the change waits for the next change or flush.
-        let kept = Pending(change: pending.change, completions: [])
-        state.pending =
-          state.pending.map {
-            Pending(change: merge(kept.change, $0.change), completions: $0.completions)
-          } ?? kept
+        var kept = Pending(change: pending.change, completions: [])
+        if let newer = state.pending.take() {
+          merge(&kept.change, newer.change)
+          kept.completions = newer.completions
+        }
+        state.pending = kept
         return nil
       }
       // Changes made during the write are written after it, never marked clean by it.

@@ -154,3 +154,40 @@ private func physicalLines(_ text: String) -> [[UInt8]] {
   if !current.isEmpty { lines.append(current) }
   return lines
 }
+
+@Suite("INIDocument.apply")
+struct INIDocumentBatchTests {
+  @Test("a batch renders what its removals, then its values, made one by one render")
+  func batchEqualsSequentialEdits() throws {
+    let base = try INIDocument(
+      parsing: "# top\nroot = 1\n\n[a]\nx = 1\ny = 2\n\n; about b\n[b]\nz = 3", origin: "t.ini")
+    var random = SplitMix64(seed: 0xBA7C_0004)
+    let sections = ["", "a", "b", "c", "d.e"]
+    let names = ["x", "y", "z", "root", "new", "w"]
+    for iteration in 0..<2000 {
+      var edits: [(section: String, name: String, value: String?)] = []
+      var seen = Set<String>()
+      for _ in 0..<Int.random(in: 1...6, using: &random) {
+        let section = sections[Int.random(in: 0..<sections.count, using: &random)]
+        let name = names[Int.random(in: 0..<names.count, using: &random)]
+        guard seen.insert(section + "." + name).inserted else { continue }
+        edits.append((section, name, Bool.random(using: &random) ? nil : "v\(iteration)"))
+      }
+      var batch = base
+      batch.apply(edits)
+      var sequential = base
+      for edit in edits.filter({ $0.value == nil }) + edits.filter({ $0.value != nil }) {
+        if let value = edit.value {
+          sequential.setValue(value, section: edit.section, name: edit.name)
+        } else {
+          sequential.removeValue(section: edit.section, name: edit.name)
+        }
+      }
+      guard batch.render() == sequential.render() else {
+        Issue.record(
+          "iteration \(iteration), edits \(edits):\n\(batch.render())\n---\n\(sequential.render())")
+        return
+      }
+    }
+  }
+}

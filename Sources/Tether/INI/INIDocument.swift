@@ -190,6 +190,97 @@ package struct INIDocument: Sendable, Equatable {
     }
   }
 
+  /// Makes many edits in linear time, as when a defaults file takes every change a process
+  /// made: the removals (`nil`) first, then the values in order, each placed as
+  /// ``setValue(_:section:name:)`` and ``removeValue(section:name:)`` would place it.
+  package mutating func apply(_ edits: [(section: String, name: String, value: String?)]) {
+    let removals = Set(edits.filter { $0.value == nil }.map { Pair($0.section, $0.name) })
+    if !removals.isEmpty {
+      var current = ""
+      lines.removeAll { line in
+        switch line.kind {
+        case .section(let header):
+          current = header
+          return false
+        case .entry(let key, _, _):
+          return removals.contains(Pair(current, key))
+        default:
+          return false
+        }
+      }
+    }
+    let newline = self.newline
+    var found: [Pair: Int] = [:]
+    var anchor: [String: Int] = [:]
+    var current = ""
+    for (index, line) in lines.enumerated() {
+      switch line.kind {
+      case .section(let header):
+        current = header
+        anchor[header] = index
+      case .entry(let key, _, _):
+        found[Pair(current, key)] = index
+        anchor[current] = index
+      default:
+        break
+      }
+    }
+    var appended: [Int: [INILine]] = [:]
+    var newSections: [(name: String, lines: [INILine])] = []
+    var newRoot: [(name: String, value: String)] = []
+    for edit in edits {
+      guard let value = edit.value else { continue }
+      if let index = found[Pair(edit.section, edit.name)] {
+        guard case .entry(_, let old, let prefix) = lines[index].kind,
+          !old.unicodeScalars.elementsEqual(value.unicodeScalars)
+        else { continue }
+        lines[index] = INILine(
+          name: edit.name, value: value, prefix: prefix, ending: lines[index].ending)
+        continue
+      }
+      let line = INILine(
+        name: edit.name, value: value, prefix: "\(edit.name) = ", ending: newline)
+      if let at = anchor[edit.section] {
+        appended[at, default: []].append(line)
+      } else if edit.section.isEmpty {
+        // A first root entry goes above the first header's comment: the single-edit rule.
+        newRoot.append((edit.name, value))
+      } else if let index = newSections.firstIndex(where: { $0.name == edit.section }) {
+        newSections[index].lines.append(line)
+      } else {
+        newSections.append((edit.section, [line]))
+      }
+    }
+    if !appended.isEmpty {
+      var rebuilt: [INILine] = []
+      rebuilt.reserveCapacity(lines.count + appended.values.reduce(0) { $0 + $1.count })
+      for (index, line) in lines.enumerated() {
+        rebuilt.append(line)
+        guard let extra = appended[index] else { continue }
+        if rebuilt[rebuilt.count - 1].ending.isEmpty { rebuilt[rebuilt.count - 1].ending = newline }
+        rebuilt.append(contentsOf: extra)
+      }
+      lines = rebuilt
+    }
+    for (section, entries) in newSections {
+      if let last = lines.last, !isBlank(last) { insert(blankLine, at: lines.count) }
+      insert(
+        INILine(text: "[\(section)]", ending: newline, kind: .section(section)), at: lines.count)
+      lines.append(contentsOf: entries)
+    }
+    for (name, value) in newRoot { setValue(value, section: "", name: name) }
+  }
+
+  /// A section and a key name.
+  private struct Pair: Hashable {
+    let section: String
+    let name: String
+    init(_ section: String, _ name: String) {
+      self.section = section
+      self.name = name
+    }
+  }
+
   /// The document as text; byte-for-byte the parsed input when nothing was edited.
   package func render() -> String {
     var text = ""
