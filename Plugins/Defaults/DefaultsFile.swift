@@ -261,9 +261,24 @@ final class DefaultsFile: PendingWrites, Sendable {
       // An editor does not take the lock: retry when it changed the file under us.
       for _ in 0..<5 {
         let current = FileContent.read(path)
-        var document = try parse(current, origin: path).get().document
+        let onDisk = try parse(current, origin: path).get()
+        // A key whose line changed since this process last saw the file was edited by someone
+        // else after our change was made: that edit wins.
+        let known = state.withLock { state -> Parsed? in
+          guard case .success(let parsed) = state.user else { return nil }
+          return parsed
+        }
+        let edited = changes.keys.filter { name in
+          known.map { $0.entries[name]?.value != onDisk.entries[name]?.value } ?? false
+        }
+        if !edited.isEmpty {
+          logger.warning(
+            "\(path): \(edited.sorted()) changed on disk before this process wrote them; the file's values win"
+          )
+        }
+        var document = onDisk.document
         document.apply(
-          changes.map { name, literal in
+          changes.filter { !edited.contains($0.key) }.map { name, literal in
             let (section, key) = DefaultsName.split(name)
             return (section, key, literal)
           })
