@@ -25,8 +25,10 @@ package final class StrategyRegistry: Sendable {
 
   package init(
     document: INIDocument, origin: String, baseDirectory: URL,
-    strategies: [any PersistenceStrategy.Type], expansion: PathExpansion
+    strategies: [any PersistenceStrategy.Type], expansion: PathExpansion,
+    diagnostics: Diagnostics = Diagnostics()
   ) throws {
+    let report = diagnostics
     let kinds = try Self.kinds(strategies)
     func options(_ section: String) -> StrategyOptions {
       StrategyOptions(
@@ -41,28 +43,35 @@ package final class StrategyRegistry: Sendable {
     var strategySections: [String] = []
     var keySections: [String] = []
     for entry in document.entries(in: "") {
-      throw TetherError.invalidConfiguration(
-        message: "\"\(entry.name)\" is outside any section; put it under [keys], "
-          + "[strategy.NAME] or [key.NAME]", location: "\(origin):\(entry.line)")
+      try report.record(
+        .invalidConfiguration(
+          message: "\"\(entry.name)\" is outside any section; put it under [keys], "
+            + "[strategy.NAME] or [key.NAME]", location: "\(origin):\(entry.line)"))
     }
     for section in document.sections where !section.isEmpty {
       if section == "keys" {
         for entry in document.entries(in: section) {
-          try mapping.add(
-            pattern: entry.name, strategy: entry.value, line: entry.line, origin: origin)
+          try report.attempt {
+            try mapping.add(
+              pattern: entry.name, strategy: entry.value, line: entry.line, origin: origin)
+          }
         }
       } else if let name = section.dropping(prefix: "strategy."), !name.isEmpty {
         strategySections.append(name)
       } else if let name = section.dropping(prefix: "key."), !name.isEmpty {
         keySections.append(name)
       } else {
-        throw TetherError.invalidConfiguration(
-          message: "unknown section [\(section)]; expected [keys], [strategy.NAME] or [key.NAME]",
-          location: sectionLocation(section))
+        try report.record(
+          .invalidConfiguration(
+            message:
+              "unknown section [\(section)]; expected [keys], [strategy.NAME] or [key.NAME]",
+            location: sectionLocation(section)))
       }
     }
 
     var instances: [String: StrategyInstance] = [:]
+    // Strategies that failed are reported once, not again for every key that maps to them.
+    var failed: Set<String> = []
     for name in strategySections {
       let sectionOptions = options("strategy.\(name)")
       let kind = sectionOptions["kind"] ?? name
@@ -70,41 +79,59 @@ package final class StrategyRegistry: Sendable {
         let location =
           sectionOptions["kind"] == nil
           ? sectionLocation("strategy.\(name)") : sectionOptions.location(of: "kind")
-        throw TetherError.invalidConfiguration(
-          message: "unknown strategy kind \"\(kind)\"; registered: "
-            + kinds.keys.sorted().joined(separator: ", ")
-            + (sectionOptions["kind"] == nil ? " (a named instance needs kind = KIND)" : ""),
-          location: location)
+        failed.insert(name)
+        try report.record(
+          .invalidConfiguration(
+            message: "unknown strategy kind \"\(kind)\"; registered: "
+              + kinds.keys.sorted().joined(separator: ", ")
+              + (sectionOptions["kind"] == nil ? " (a named instance needs kind = KIND)" : ""),
+            location: location))
+        continue
       }
-      instances[name] = try Self.instantiate(
-        type, name: name, options: sectionOptions, location: sectionLocation("strategy.\(name)"))
+      try report.attempt {
+        instances[name] = try Self.instantiate(
+          type, name: name, options: sectionOptions, location: sectionLocation("strategy.\(name)"))
+      } failed: {
+        failed.insert(name)
+      }
     }
     for rule in mapping.rules where instances[rule.strategy] == nil {
+      guard !failed.contains(rule.strategy) else { continue }
       guard let type = kinds[rule.strategy] else {
         let known = Set(kinds.keys).union(instances.keys).sorted()
-        throw TetherError.invalidConfiguration(
-          message: "unknown strategy \"\(rule.strategy)\"; registered: "
-            + known.joined(separator: ", "),
-          location: "\(origin):\(rule.line)")
+        try report.record(
+          .invalidConfiguration(
+            message: "unknown strategy \"\(rule.strategy)\"; registered: "
+              + known.joined(separator: ", "),
+            location: "\(origin):\(rule.line)"))
+        continue
       }
-      instances[rule.strategy] = try Self.instantiate(
-        type, name: rule.strategy, options: options("strategy.\(rule.strategy)"),
-        location: "\(origin):\(rule.line)")
+      try report.attempt {
+        instances[rule.strategy] = try Self.instantiate(
+          type, name: rule.strategy, options: options("strategy.\(rule.strategy)"),
+          location: "\(origin):\(rule.line)")
+      } failed: {
+        failed.insert(rule.strategy)
+      }
     }
 
     var keyOptions: [String: StrategyOptions] = [:]
     for name in keySections {
       let section = "key.\(name)"
-      guard let rule = mapping.rule(for: name), let instance = instances[rule.strategy] else {
-        throw TetherError.invalidConfiguration(
-          message: "[\(section)] matches no entry in [keys]; map \"\(name)\" to a strategy there",
-          location: sectionLocation(section))
+      guard let rule = mapping.rule(for: name) else {
+        try report.record(
+          .invalidConfiguration(
+            message:
+              "[\(section)] matches no entry in [keys]; map \"\(name)\" to a strategy there",
+            location: sectionLocation(section)))
+        continue
       }
+      guard let instance = instances[rule.strategy] else { continue }
       let options = options(section)
-      try Self.checkPath(options, of: name, in: instance)
+      try report.attempt { try Self.checkPath(options, of: name, in: instance) }
       if let known = type(of: instance.strategy).keyOptionNames {
-        if let unknown = options.names.first(where: { !known.contains($0) }) {
-          throw Self.unknownOption(unknown, in: section, options)
+        for unknown in options.names where !known.contains(unknown) {
+          try report.record(Self.unknownOption(unknown, in: section, options))
         }
       }
       keyOptions[name] = options
@@ -114,6 +141,38 @@ package final class StrategyRegistry: Sendable {
     self.mapping = mapping
     self.instances = instances
     self.keyOptions = keyOptions
+  }
+
+  /// Every error in `configuration`, for `tether check`: syntax errors stop at the first (the
+  /// rest of the text cannot be trusted), the others are all reported.
+  package static func diagnose(
+    configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type]
+  ) -> [TetherError] {
+    let diagnostics = Diagnostics(collecting: true)
+    do {
+      _ = try StrategyRegistry(
+        document: configuration.document(), origin: configuration.origin,
+        baseDirectory: configuration.baseDirectory, strategies: strategies, expansion: .process,
+        diagnostics: diagnostics)
+    } catch let error as TetherError {
+      return inFileOrder(diagnostics.errors + [error], origin: configuration.origin)
+    } catch {
+      return diagnostics.errors + [
+        .invalidConfiguration(message: "\(error)", location: configuration.origin)
+      ]
+    }
+    return inFileOrder(diagnostics.errors, origin: configuration.origin)
+  }
+
+  private static func inFileOrder(_ errors: [TetherError], origin: String) -> [TetherError] {
+    func line(_ error: TetherError) -> Int {
+      let rest = error.description.dropFirst(origin.count + 1)
+      return Int(rest.prefix { $0.isNumber }) ?? 0
+    }
+    return errors.enumerated().sorted {
+      (line($0.element), $0.offset) < (line($1.element), $1.offset)
+    }
+    .map(\.element)
   }
 
   /// The key that stores `name` as `Value`, made once per name and type and then reused.

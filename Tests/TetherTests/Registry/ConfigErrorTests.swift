@@ -171,3 +171,25 @@ import TetherTesting
     }
   }
 }
+
+extension ConfigErrorTests {
+  @Test func diagnoseReportsEveryErrorNotJustTheFirst() {
+    let errors = StrategyRegistry.diagnose(
+      configuration: .string(
+        """
+        [keys]
+        a = fiel
+        b = memory
+        [strategy.memory]
+        colour = red
+        [key.c]
+        path = x
+        """, origin: "t.conf"), strategies: testStrategies)
+    #expect(
+      errors.map(\.description) == [
+        #"t.conf:2: unknown strategy "fiel"; registered: loose, memory, probe"#,
+        "t.conf:5: unknown option colour in [strategy.memory]",
+        #"t.conf:6: [key.c] matches no entry in [keys]; map "c" to a strategy there"#,
+      ])
+  }
+}
