@@ -15,9 +15,11 @@ let package = Package(
     .library(name: "TetherFileStorage", targets: ["TetherFileStorage"]),
     .library(name: "TetherDefaults", targets: ["TetherDefaults"]),
     .library(name: "TetherTesting", targets: ["TetherTesting"]),
+    .executable(name: "tether", targets: ["tether"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-log", from: "1.16.2")
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
   ],
   targets: [
     .target(
@@ -64,6 +66,14 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
     .executableTarget(
+      name: "tether",
+      dependencies: [
+        "Tether", "TetherInMemory", "TetherFileStorage", "TetherDefaults", "TetherWatcher",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .executableTarget(
       name: "tether-test-helper",
       dependencies: ["TetherWatcher", "TetherFileStorage", "TetherDefaults"],
       path: "Tests/TetherTestHelper",
@@ -82,6 +92,11 @@ let package = Package(
     .testTarget(
       name: "TetherDefaultsTests",
       dependencies: ["TetherDefaults", "TetherTesting", "tether-test-helper"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TetherCLITests",
+      dependencies: ["Tether", "TetherTesting", "TetherDefaults", "TetherFileStorage", "tether"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

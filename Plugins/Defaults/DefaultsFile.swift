@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Logging
-import Tether
+package import Tether
 import TetherWatcher
 
 /// One defaults file as this scope sees it: the parsed user and registration files, the holders
@@ -11,7 +11,7 @@ import TetherWatcher
 /// this process changed, and replaces the file atomically, so processes writing different keys
 /// lose nothing. An external edit reaches the holders of the keys whose lines it changed, and
 /// wins over a pending local change of those keys.
-final class DefaultsFile: PendingWrites, Sendable {
+package final class DefaultsFile: PendingWrites, Sendable {
   /// Where a key's value comes from.
   enum Lookup: Equatable, Sendable {
     case user(String, line: Int)
@@ -111,7 +111,7 @@ final class DefaultsFile: PendingWrites, Sendable {
     writer.submit([name: literal], immediately: immediately, completion: completion)
   }
 
-  func flushNow() { writer.flushNow() }
+  package func flushNow() { writer.flushNow() }
 
   /// Tells `deliver` each time the value of `name` changes outside this process's holders.
   func subscribe(
@@ -243,71 +243,87 @@ final class DefaultsFile: PendingWrites, Sendable {
   private static func write(
     _ changes: Changes, to path: String, state: LockedState<State>
   ) -> ThrottledWriter<Changes>.Outcome {
-    let lock: Int32
-    do {
-      try FileManager.default.createDirectory(
-        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-      let lockPath = DefaultsName.lockPath(for: path)
-      lock = try systemCall("open", path: lockPath) {
-        open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-      }
-    } catch {
-      return .failed(error)
+    let (known, watch) = state.withLock { state -> (Parsed?, FileWatch?) in
+      guard case .success(let parsed) = state.user else { return (nil, state.watches.first) }
+      return (parsed, state.watches.first)
     }
-    defer { close(lock) }
-    let watch = state.withLock { $0.watches.first }
     do {
-      try systemCall("flock", path: path) { flock(lock, LOCK_EX) }
-      // An editor does not take the lock: retry when it changed the file under us.
-      for _ in 0..<5 {
-        let current = FileContent.read(path)
-        let onDisk = try parse(current, origin: path).get()
-        // A key whose line changed since this process last saw the file was edited by someone
-        // else after our change was made: that edit wins.
-        let known = state.withLock { state -> Parsed? in
-          guard case .success(let parsed) = state.user else { return nil }
-          return parsed
-        }
-        let edited = changes.keys.filter { name in
-          known.map { $0.entries[name]?.value != onDisk.entries[name]?.value } ?? false
-        }
-        if !edited.isEmpty {
-          logger.warning(
-            "\(path): \(edited.sorted()) changed on disk before this process wrote them; the file's values win"
-          )
-        }
-        var document = onDisk.document
-        document.apply(
-          changes.filter { !edited.contains($0.key) }.map { name, literal in
-            let (section, key) = DefaultsName.split(name)
-            return (section, key, literal)
-          })
-        let data = Data(document.render().utf8)
-        if current == .data(data) || (current == .missing && changes.allSatisfy { $0.value == nil })
-        {
-          return .written
-        }
-        watch?.willWrite(data)
-        do {
-          try AtomicFile.write(data, to: path, durable: false, expected: current)
-        } catch is AtomicFile.Conflict {
-          watch?.writeFailed(data)
-          continue
-        }
-        watch?.didWrite(data)
-        let identity = FileIdentity.of(path)
-        state.withLock {
-          $0.user = .success(Parsed(document))
-          $0.userIdentity = identity
-        }
+      guard let written = try apply(changes, to: path, known: known, watch: watch) else {
         return .written
       }
-      return .failed(
-        TetherError.invalidConfiguration(
-          message: "the file kept changing while it was being written", location: path))
+      let identity = FileIdentity.of(path)
+      state.withLock {
+        $0.user = .success(written)
+        $0.userIdentity = identity
+      }
+      return .written
     } catch {
       return .failed(error)
     }
+  }
+
+  /// The entry for `name` in the defaults file at `path` (`nil`: no line), for `tether get`.
+  package static func entry(_ name: String, in path: String) throws -> INIDocument.Entry? {
+    try read(path).get().entries[name]
+  }
+
+  /// Sets (or, with `nil`, removes) one line of the defaults file at `path` now, under its lock:
+  /// what `tether set` does, through the library's own write path.
+  package static func set(_ name: String, literal: String?, in path: String) throws {
+    _ = try apply([name: literal], to: path, known: nil, watch: nil)
+  }
+
+  /// The locked read-merge-replace; returns the document written, or `nil` when the file
+  /// already said so. `known` is this process's last view: a key whose line differs from it was
+  /// edited by someone else, and keeps that edit.
+  private static func apply(
+    _ changes: Changes, to path: String, known: Parsed?, watch: FileWatch?
+  ) throws -> Parsed? {
+    try FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let lockPath = DefaultsName.lockPath(for: path)
+    let lock = try systemCall("open", path: lockPath) {
+      open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    }
+    defer { close(lock) }
+    try systemCall("flock", path: path) { flock(lock, LOCK_EX) }
+    // An editor does not take the lock: retry when it changed the file under us.
+    for _ in 0..<5 {
+      let current = FileContent.read(path)
+      let onDisk = try parse(current, origin: path).get()
+      let edited = changes.keys.filter { name in
+        known.map { $0.entries[name]?.value != onDisk.entries[name]?.value } ?? false
+      }
+      if !edited.isEmpty {
+        logger.warning(
+          "\(path): \(edited.sorted()) changed on disk before this process wrote them; the file's values win"
+        )
+      }
+      var document = onDisk.document
+      document.apply(
+        changes.filter { !edited.contains($0.key) }.map { name, literal in
+          let (section, key) = DefaultsName.split(name)
+          return (section, key, literal)
+        })
+      let data = Data(document.render().utf8)
+      if current == .data(data) || (current == .missing && changes.allSatisfy { $0.value == nil }) {
+        return nil
+      }
+      watch?.willWrite(data)
+      do {
+        try AtomicFile.write(data, to: path, durable: false, expected: current)
+      } catch is AtomicFile.Conflict {
+        watch?.writeFailed(data)
+        continue
+      } catch {
+        watch?.writeFailed(data)
+        throw error
+      }
+      watch?.didWrite(data)
+      return Parsed(document)
+    }
+    throw TetherError.invalidConfiguration(
+      message: "the file kept changing while it was being written", location: path)
   }
 }
 

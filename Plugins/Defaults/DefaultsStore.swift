@@ -24,7 +24,7 @@ public final class DefaultsStore: Sendable, Hashable {
   /// The read-only file of registered values, if any.
   public let registration: URL?
   /// `file` resolved through symlinks.
-  let path: String
+  package let path: String
 
   /// A store writing `file`, reading registered values from `registration`.
   public init(file: URL, registration: URL? = nil) {

@@ -54,10 +54,14 @@ public struct FileStorageStrategy: PersistenceStrategy {
     guard type is any Codable.Type else {
       throw TetherError.unsupportedType("\(type)", key: name, kind: Self.kind)
     }
-    let url =
-      try options.path("path", relativeTo: directory) ?? directory.appending(path: "\(name).json")
+    let url = try location(of: name, options: options)
     return FileStorageKey<Value>(
       url: url, settings: settings, encode: JSONCoding.encode, decode: JSONCoding.decode)
+  }
+
+  /// The file that stores `name`: its `path` option inside the directory, or `NAME.json`.
+  package func location(of name: String, options: StrategyOptions) throws -> URL {
+    try options.path("path", relativeTo: directory) ?? directory.appending(path: "\(name).json")
   }
 
   private static func defaultDataHome(_ options: StrategyOptions) throws -> URL {

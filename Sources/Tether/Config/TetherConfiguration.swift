@@ -24,10 +24,11 @@ public enum TetherConfiguration: Sendable {
 
   /// The folder relative paths resolve against.
   package var baseDirectory: URL {
-    let cwd = URL(filePath: FileManager.default.currentDirectoryPath)
+    let cwd = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
     switch self {
     case .file(let path):
-      return URL(filePath: path, relativeTo: cwd).deletingLastPathComponent().standardized
+      let file = path.hasPrefix("/") ? URL(filePath: path) : cwd.appending(path: path)
+      return file.deletingLastPathComponent().standardizedFileURL
     case .string:
       return cwd
     }

@@ -193,3 +193,12 @@ extension ConfigErrorTests {
       ])
   }
 }
+
+extension ConfigErrorTests {
+  @Test func aRelativeConfigPathResolvesAgainstTheCurrentFolder() {
+    let cwd = FileManager.default.currentDirectoryPath
+    #expect(TetherConfiguration.file("Config/tether.conf").baseDirectory.path == cwd + "/Config")
+    #expect(TetherConfiguration.file("/etc/app/tether.conf").baseDirectory.path == "/etc/app")
+    #expect(TetherConfiguration.string("").baseDirectory.path == cwd)
+  }
+}
