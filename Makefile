@@ -3,7 +3,7 @@ SWIFT ?= swift
 SOURCES := Package.swift Sources Plugins Tests
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps test-deps lint test format
+.PHONY: deps test-deps lint test format demo
 
 APT := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get
 
@@ -28,3 +28,8 @@ test: test-deps lint
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(SOURCES)
+
+# The counter-and-favourite-facts demo, with its data in your XDG folders.
+demo: deps
+	$(SWIFT) build --product tether
+	$(SWIFT) run --skip-build tether demo --config Config/tether.conf

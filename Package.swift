@@ -96,7 +96,10 @@ let package = Package(
     ),
     .testTarget(
       name: "TetherCLITests",
-      dependencies: ["Tether", "TetherTesting", "TetherDefaults", "TetherFileStorage", "tether"],
+      dependencies: [
+        "Tether", "TetherTesting", "TetherDefaults", "TetherFileStorage", "TetherInMemory",
+        "tether",
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(

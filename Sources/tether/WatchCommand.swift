@@ -6,14 +6,14 @@ import TetherDefaults
 import TetherWatcher
 
 /// `tether watch KEY...`: one line per change, as it happens, until interrupted.
-struct WatchCommand: ParsableCommand {
+struct WatchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "watch", abstract: "Print each change of the keys as it happens (Ctrl-C ends).")
 
   @OptionGroup var options: ConfigOptions
   @Argument(help: "The keys to watch.") var keys: [String]
 
-  func run() throws {
+  func run() async throws {
     let registry = try options.registry()
     var watches: [FileWatch] = []
     for key in keys {
@@ -44,12 +44,16 @@ struct WatchCommand: ParsableCommand {
         throw ExitCode.failure
       }
     }
-    printError("watching \(keys.joined(separator: ", ")); Ctrl-C ends")
-    let interrupted = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
     signal(SIGINT, SIG_IGN)
+    let interrupted = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
     interrupted.setEventHandler { Foundation.exit(0) }
     interrupted.resume()
-    withExtendedLifetime(watches) { dispatchMain() }
+    printError("watching \(keys.joined(separator: ", ")); Ctrl-C ends")
+    // Idles until SIGINT ends the process: the watches deliver on the watcher's queue.
+    while true {
+      try await Task.sleep(for: .seconds(3600))
+      withExtendedLifetime((watches, interrupted)) {}
+    }
   }
 }
 

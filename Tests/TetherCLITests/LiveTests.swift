@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+import Testing
+import TetherTesting
+
+/// A `tether` process kept running: its output is collected as it comes, and its input stays
+/// open until closed.
+final class RunningTether: Sendable {
+  let process = Process()
+  private let input = Pipe()
+  private let output = Pipe()
+  private let errors = Pipe()
+  private let collected = Mutex("")
+  private let collectedErrors = Mutex("")
+
+  init(_ arguments: [String], home: URL) throws {
+    process.executableURL = URL(filePath: tetherPath)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging([
+      "XDG_DATA_HOME": home.appending(path: "data").path,
+      "XDG_CONFIG_HOME": home.appending(path: "config").path,
+    ]) { $1 }
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = errors
+    output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+      let data = handle.availableData
+      self?.collected.withLock { $0 += String(decoding: data, as: UTF8.self) }
+    }
+    errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+      let data = handle.availableData
+      self?.collectedErrors.withLock { $0 += String(decoding: data, as: UTF8.self) }
+    }
+    try process.run()
+  }
+
+  var text: String { collected.withLock { $0 } }
+  var errorText: String { collectedErrors.withLock { $0 } }
+
+  func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+
+  func finish() async -> Int32 {
+    await Task.detached { [process] in process.waitUntilExit() }.value
+    output.fileHandleForReading.readabilityHandler = nil
+    errors.fileHandleForReading.readabilityHandler = nil
+    return process.terminationStatus
+  }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct LiveTests {
+  @Test func watchPrintsAChangeMadeByAnotherProcess() async throws {
+    try await withTemporaryDirectory { home in
+      _ = try await tether(["set", "--config", shippedConfig, "favoriteFacts", "[]"], home: home)
+      let watch = try RunningTether(
+        ["watch", "--config", shippedConfig, "favoriteFacts"], home: home)
+      defer { watch.process.interrupt() }
+      // It says so once its watch is live.
+      await expectEventually(timeout: .seconds(10)) { watch.errorText.contains("watching") }
+      let facts = #"[{"number":7,"text":"seven"}]"#
+      _ = try await tether(["set", "--config", shippedConfig, "favoriteFacts", facts], home: home)
+      await expectEventually(timeout: .seconds(5)) { watch.text.contains("seven") }
+      #expect(watch.text.contains("favoriteFacts \(facts)"), "\(watch.text)")
+      watch.process.interrupt()
+      #expect(await watch.finish() == 0, "SIGINT ends watch with 0")
+    }
+  }
+
+  @Test func theDemoKeepsItsStateAndSeesAnotherProcesssSet() async throws {
+    try await withTemporaryDirectory { home in
+      let first = try RunningTether(["demo", "--config", shippedConfig], home: home)
+      for command in ["+", "+", "fact", "save", "list", "quit"] { first.send(command) }
+      #expect(await first.finish() == 0, "\(first.text)")
+      #expect(first.text.contains("count: 2"))
+      let defaults = try String(
+        contentsOf: home.appending(path: "config/tether-demo/defaults.ini"), encoding: .utf8)
+      #expect(defaults.contains("count = 2"))
+      let favorites = try JSONSerialization.jsonObject(
+        with: Data(contentsOf: home.appending(path: "data/tether-demo/favorite-facts.json")))
+      #expect((favorites as? [Any])?.count == 1)
+
+      let second = try RunningTether(["demo", "--config", shippedConfig], home: home)
+      await expectEventually(timeout: .seconds(10)) { second.text.contains("count: 2 ·") }
+      let set = try await tether(["set", "--config", shippedConfig, "count", "42"], home: home)
+      #expect(set.status == 0, "\(set.errors)")
+      await expectEventually(timeout: .seconds(5)) {
+        second.text.contains("count changed outside: 42")
+      }
+      second.send("quit")
+      #expect(await second.finish() == 0)
+    }
+  }
+}
