@@ -54,12 +54,12 @@ extension UInt16: DefaultsScalar {}
 extension UInt32: DefaultsScalar {}
 extension UInt64: DefaultsScalar {}
 
-extension Double: DefaultsScalar {
+extension DefaultsScalar where Self: BinaryFloatingPoint & LosslessStringConvertible {
   /// The shortest text that reads back bit for bit (`nan`, `inf`, `-inf` included).
   var literal: String { description }
 
-  static func value(of literal: String) throws(InvalidLiteral) -> Double {
-    guard let value = Double(literal) else {
+  static func value(of literal: String) throws(InvalidLiteral) -> Self {
+    guard let value = Self(literal) else {
       throw InvalidLiteral(
         message: "expected a number such as 0.5, inf or nan, found \"\(literal)\"")
     }
@@ -67,17 +67,8 @@ extension Double: DefaultsScalar {
   }
 }
 
-extension Float: DefaultsScalar {
-  var literal: String { description }
-
-  static func value(of literal: String) throws(InvalidLiteral) -> Float {
-    guard let value = Float(literal) else {
-      throw InvalidLiteral(
-        message: "expected a number such as 0.5, inf or nan, found \"\(literal)\"")
-    }
-    return value
-  }
-}
+extension Double: DefaultsScalar {}
+extension Float: DefaultsScalar {}
 
 extension String: DefaultsScalar {
   var literal: String { self }
