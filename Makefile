@@ -1,9 +1,9 @@
 # The README's commands. Each installs what it needs on a fresh Debian machine with Swift.
 SWIFT ?= swift
-SOURCES := Package.swift Sources Plugins Tests
+SOURCES := Package.swift Sources Plugins Tests Benchmarks/Package.swift Benchmarks/TetherBenchmarks
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps test-deps lint test format demo
+.PHONY: deps test-deps lint test format demo bench
 
 APT := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get
 
@@ -33,3 +33,7 @@ format:
 demo: deps
 	$(SWIFT) build --product tether
 	$(SWIFT) run --skip-build tether demo --config Config/tether.conf
+
+# The benchmarks (a separate package in Benchmarks/, built in release by its plugin).
+bench: deps
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark --no-progress
