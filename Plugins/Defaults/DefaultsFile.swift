@@ -74,8 +74,6 @@ package final class DefaultsFile: PendingWrites, Sendable {
     PendingWritesRegistry.unregister(ObjectIdentifier(self))
   }
 
-  var writes: Int { writer.writes }
-
   /// Where `name` has its value now, re-reading a file only when it changed.
   func load(_ name: String) -> Lookup {
     let (userIdentity, registrationIdentity) = (

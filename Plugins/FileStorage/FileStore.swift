@@ -25,6 +25,8 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     var subscribers: [UInt64: Subscriber] = [:]
     var nextSubscriber: UInt64 = 0
     var watch: FileWatch?
+    /// What the last load read: the watcher's starting point, so it need not read again.
+    var loaded: FileContent?
   }
 
   private struct Subscriber {
@@ -67,7 +69,9 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   /// The file's value: `nil` when there is none (missing or empty); the decoding error when its
   /// bytes are not a value (they are then backed up before a write replaces them).
   func load(decode: (Data) throws -> Value) throws -> Value? {
-    switch FileContent.read(path) {
+    let content = FileContent.read(path)
+    state.withLock { $0.loaded = content }
+    switch content {
     case .missing: return nil
     case .unreadable(let error): throw error
     case .data(let data): return try decoded(data, decode)
@@ -148,7 +152,8 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
       return (id, state.watch == nil)
     }
     if needsWatch {
-      let watch = FileWatcher.shared.watch(path) { [weak self] content in
+      let baseline = state.withLock { $0.loaded }
+      let watch = FileWatcher.shared.watch(path, baseline: baseline) { [weak self] content in
         self?.receive(content)
       }
       state.withLock { state in

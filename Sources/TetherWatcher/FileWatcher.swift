@@ -70,17 +70,23 @@ package final class FileWatcher: Sendable {
   /// until the returned watch is cancelled or released.
   ///
   /// Returns once the file is being watched, so any change after this call is delivered.
+  ///
+  /// `baseline` is the content the caller has just read, if it has; otherwise the watcher reads
+  /// the file once for a path it does not watch yet.
   package func watch(
-    _ path: String, onChange: @escaping @Sendable (FileContent) -> Void
+    _ path: String, baseline: FileContent? = nil,
+    onChange: @escaping @Sendable (FileContent) -> Void
   ) -> FileWatch {
     let path = URL(filePath: path).standardizedFileURL.path
     let directory = (path as NSString).deletingLastPathComponent
-    let baseline = FileContent.read(path)
+    let known = state.withLock { $0.files[path] != nil }
+    let baseline = known ? nil : baseline ?? FileContent.read(path)
     let (id, waitFor) = state.withLock { state -> (UInt64, UInt64?) in
       let id = state.nextSubscriber
       state.nextSubscriber += 1
       if state.files[path] == nil {
-        state.files[path] = Entry(directory: directory, known: baseline)
+        // Read here only if the entry went away since the check above: a rare race.
+        state.files[path] = Entry(directory: directory, known: baseline ?? FileContent.read(path))
         state.statistics.watchedFiles += 1
       }
       state.files[path]?.subscribers[id] = onChange
