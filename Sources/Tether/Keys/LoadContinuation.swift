@@ -4,7 +4,7 @@
 /// the caller awaiting it goes on; one that is resumed twice is reported and the second result
 /// is ignored.
 public struct LoadContinuation<Value: Sendable>: Sendable {
-  private let box: ResumeOnce<Result<Value?, any Error>>
+  private let box: LoadBox<Value>
 
   /// Creates a continuation that hands its result to `callback`.
   ///
@@ -14,7 +14,7 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
     _ description: String,
     callback: @escaping @Sendable (Result<Value?, any Error>) -> Void
   ) {
-    self.box = ResumeOnce(subject: description, operation: "load") { result in
+    self.box = LoadBox(subject: description) { result in
       if let result { callback(result) }
     }
   }
@@ -23,7 +23,7 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
     subject: any Sendable,
     deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void
   ) {
-    self.box = ResumeOnce(subject: subject, operation: "load", deliver: deliver)
+    self.box = LoadBox(subject: subject, deliver: deliver)
   }
 
   /// Resumes with a loaded value.
@@ -37,4 +37,23 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
 
   /// Resumes with a result; `.success(nil)` means "nothing is stored".
   public func resume(with result: Result<Value?, any Error>) { box.resume(result) }
+}
+
+/// The object whose life is the continuation's: it delivers once, or `nil` when dropped.
+private final class LoadBox<Value: Sendable>: Sendable {
+  private let once: ResumeOnce
+  private let deliver: @Sendable (Result<Value?, any Error>?) -> Void
+
+  init(subject: any Sendable, deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void) {
+    self.once = ResumeOnce(subject: subject, operation: "load")
+    self.deliver = deliver
+  }
+
+  func resume(_ result: Result<Value?, any Error>) {
+    if once.claim() { deliver(result) }
+  }
+
+  deinit {
+    if once.isDroppedUnresumed() { deliver(nil) }
+  }
 }

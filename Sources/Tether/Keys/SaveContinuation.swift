@@ -3,7 +3,7 @@
 /// The same rules as ``LoadContinuation``: a continuation never resumed or resumed twice is
 /// reported, and the caller awaiting it goes on.
 public struct SaveContinuation: Sendable {
-  private let box: ResumeOnce<Result<Void, any Error>>
+  private let box: SaveBox
 
   /// Creates a continuation that hands its result to `callback`.
   ///
@@ -13,7 +13,7 @@ public struct SaveContinuation: Sendable {
     _ description: String,
     callback: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
-    self.box = ResumeOnce(subject: description, operation: "save") { result in
+    self.box = SaveBox(subject: description) { result in
       if let result { callback(result) }
     }
   }
@@ -22,7 +22,7 @@ public struct SaveContinuation: Sendable {
     subject: any Sendable,
     deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void
   ) {
-    self.box = ResumeOnce(subject: subject, operation: "save", deliver: deliver)
+    self.box = SaveBox(subject: subject, deliver: deliver)
   }
 
   /// Resumes saying the value was saved.
@@ -33,4 +33,23 @@ public struct SaveContinuation: Sendable {
 
   /// Resumes with a result.
   public func resume(with result: Result<Void, any Error>) { box.resume(result) }
+}
+
+/// The object whose life is the continuation's: it delivers once, or `nil` when dropped.
+private final class SaveBox: Sendable {
+  private let once: ResumeOnce
+  private let deliver: @Sendable (Result<Void, any Error>?) -> Void
+
+  init(subject: any Sendable, deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void) {
+    self.once = ResumeOnce(subject: subject, operation: "save")
+    self.deliver = deliver
+  }
+
+  func resume(_ result: Result<Void, any Error>) {
+    if once.claim() { deliver(result) }
+  }
+
+  deinit {
+    if once.isDroppedUnresumed() { deliver(nil) }
+  }
 }

@@ -6,25 +6,32 @@ import Observation
 /// One recursive lock guards everything, so reading the value (or another holder of the same
 /// key) inside `withLock`, or from an Observation `onChange`, neither deadlocks nor trips
 /// exclusivity checking: the mutation works on a copy that is committed when the body returns.
-package final class StoredReference<Value: Sendable>: MutableReference, Observable,
-  @unchecked Sendable
-{
+package final class StoredReference<Value: Sendable>: MutableReference, @unchecked Sendable {
   // @unchecked: every `var` below is read and written only while holding `lock`.
-  private let lock = NSRecursiveLock()
+  private let lock = RecursiveLock()
   private let registrar = ObservationRegistrar()
+  // Observation is told about a non-generic subject: a generic class's key paths and its
+  // `Observable` witness table are looked up at run time on every access (measured: most of a
+  // read). The registrar matches changes by its own identity and the key path, not the subject.
+  private let subject = ObservedSubject()
   private var link: KeyLink<Value>?
   private let isEqual: ((Value, Value) -> Bool)?
-  private var value: Value
+  // Unchecked: guarded by `lock`, and `withLock` mutates a copy, so the runtime's exclusivity
+  // bookkeeping (a thread-local set per access) only costs time here.
+  @exclusivity(unchecked) private var value: Value
   private var loading = false
   private var lastLoadError: (any Error)?
   private var lastSaveError: (any Error)?
   private var subscription: SharedSubscription?
   private var observers: [UInt64: @Sendable (Value) -> Void] = [:]
   private var nextObserver: UInt64 = 0
+  @exclusivity(unchecked) private var hasObservers = false
   private var releaseHandler: (() -> Void)?
-  // A generic class's key paths are instantiated at run time (a type-name lookup each time):
-  // made once here, they keep reads and writes to a few nanoseconds.
-  private let paths = ObservedPaths<Value>()
+  // The save path's parts, made once, so a `withLock` that changes the value only copies them:
+  // built per call they cost more than the rest of the mutation (measured with callgrind).
+  @exclusivity(unchecked) private var writer: (any SharedKey<Value>)?
+  @exclusivity(unchecked) private var saveSubject: any Sendable = ""
+  private var saveFinished: @Sendable (Result<Void, any Error>?) -> Void = { _ in }
 
   /// A plain shared value, with no key.
   package init(value: Value) {
@@ -37,7 +44,10 @@ package final class StoredReference<Value: Sendable>: MutableReference, Observab
   package init(link: KeyLink<Value>, initialValue: Value) {
     self.value = initialValue
     self.link = link
+    self.writer = link.writer
+    if let writer = link.writer { self.saveSubject = KeyDescription(writer) }
     self.isEqual = Equality.comparer(for: Value.self)
+    self.saveFinished = { [weak self] result in self?.finishSave(result) }
   }
 
   deinit { releaseHandler?() }
@@ -68,55 +78,46 @@ package final class StoredReference<Value: Sendable>: MutableReference, Observab
   }
 
   package var wrappedValue: Value {
-    registrar.access(self, keyPath: paths.value)
-    lock.lock()
-    defer { lock.unlock() }
-    return value
+    registrar.access(subject, keyPath: ObservedSubject.valuePath)
+    return lock.withLock { value }
   }
 
   package var isLoading: Bool {
-    registrar.access(self, keyPath: paths.loading)
+    registrar.access(subject, keyPath: ObservedSubject.loadingPath)
     return lock.withLock { loading }
   }
 
   package var loadError: (any Error)? {
-    registrar.access(self, keyPath: paths.loadError)
+    registrar.access(subject, keyPath: ObservedSubject.loadErrorPath)
     return lock.withLock { lastLoadError }
   }
 
   package var saveError: (any Error)? {
-    registrar.access(self, keyPath: paths.saveError)
+    registrar.access(subject, keyPath: ObservedSubject.saveErrorPath)
     return lock.withLock { lastSaveError }
   }
-
-  // Observation identities: the registrar needs a key path per observed property.
-  fileprivate var observedValue: Value { value }
-  fileprivate var observedLoading: Bool { loading }
-  fileprivate var observedLoadError: (any Error)? { lastLoadError }
-  fileprivate var observedSaveError: (any Error)? { lastSaveError }
 
   /// Lets a `Shared` join a reference that a `SharedReader` created with a read-only key of the
   /// same id: saves then go to `writer`.
   package func adopt(writer: any SharedKey<Value>) {
     lock.withLock {
-      if link?.writer == nil { link?.writer = writer }
+      guard link != nil, self.writer == nil else { return }
+      link?.writer = writer
+      self.writer = writer
+      self.saveSubject = KeyDescription(writer)
     }
   }
 
   package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    lock.lock()
-    defer { lock.unlock() }
-    var copy = value
-    let result = try body(&copy)
-    guard commit(copy) else { return result }
-    if let writer = link?.writer {
+    return try lock.withLock {
+      var copy = value
+      let result = try body(&copy)
+      guard commit(copy), let writer else { return result }
       writer.save(
         copy, context: .didSet,
-        continuation: SaveContinuation(subject: writer) { [weak self] result in
-          self?.finishSave(result)
-        })
+        continuation: SaveContinuation(subject: saveSubject, deliver: saveFinished))
+      return result
     }
-    return result
   }
 
   package func load() async throws {
@@ -154,29 +155,33 @@ package final class StoredReference<Value: Sendable>: MutableReference, Observab
       let id = nextObserver
       nextObserver += 1
       observers[id] = observer
+      hasObservers = true
       observer(value)
       return id
     }
     return SharedSubscription { [weak self] in
       guard let self else { return }
-      self.lock.withLock { _ = self.observers.removeValue(forKey: id) }
+      self.lock.withLock {
+        self.observers.removeValue(forKey: id)
+        self.hasObservers = !self.observers.isEmpty
+      }
     }
   }
 
   /// Applies a value from the key (a load or a subscription); `nil` means the initial value.
   package func finishLoad(_ result: Result<Value?, any Error>?) {
-    lock.lock()
-    defer { lock.unlock() }
-    switch result {
-    case .success(let loaded):
-      if let link { commit(loaded ?? link.initialValue) }
-      setLoadError(nil)
-    case .failure(let error):
-      setLoadError(error)
-    case nil:
-      break
+    lock.withLock {
+      switch result {
+      case .success(let loaded):
+        if let link { commit(loaded ?? link.initialValue) }
+        setLoadError(nil)
+      case .failure(let error):
+        setLoadError(error)
+      case nil:
+        break
+      }
+      setLoading(false)
     }
-    setLoading(false)
   }
 
   package var description: String {
@@ -190,41 +195,50 @@ package final class StoredReference<Value: Sendable>: MutableReference, Observab
   @discardableResult
   private func commit(_ newValue: Value) -> Bool {
     if let isEqual, isEqual(value, newValue) { return false }
-    registrar.withMutation(of: self, keyPath: paths.value) { value = newValue }
-    for observer in observers.values { observer(newValue) }
+    registrar.withMutation(of: subject, keyPath: ObservedSubject.valuePath) { value = newValue }
+    // Checked first: iterating the dictionary in unspecialized code looks up its metadata.
+    if hasObservers {
+      for observer in observers.values { observer(newValue) }
+    }
     return true
   }
 
   private func finishSave(_ result: Result<Void, any Error>?) {
-    lock.lock()
-    defer { lock.unlock() }
-    switch result {
-    case .success:
-      // What is stored is now this value, so an earlier load failure no longer applies.
-      setSaveError(nil)
-      setLoadError(nil)
-    case .failure(let error):
-      setSaveError(error)
-    case nil:
-      break
+    lock.withLock {
+      switch result {
+      case .success:
+        // What is stored is now this value, so an earlier load failure no longer applies.
+        setSaveError(nil)
+        setLoadError(nil)
+      case .failure(let error):
+        setSaveError(error)
+      case nil:
+        break
+      }
     }
   }
 
   private func setLoading(_ isLoading: Bool) {
     lock.withLock {
       guard loading != isLoading else { return }
-      registrar.withMutation(of: self, keyPath: paths.loading) { loading = isLoading }
+      registrar.withMutation(of: subject, keyPath: ObservedSubject.loadingPath) {
+        loading = isLoading
+      }
     }
   }
 
   private func setLoadError(_ error: (any Error)?) {
     guard lastLoadError != nil || error != nil else { return }
-    registrar.withMutation(of: self, keyPath: paths.loadError) { lastLoadError = error }
+    registrar.withMutation(of: subject, keyPath: ObservedSubject.loadErrorPath) {
+      lastLoadError = error
+    }
   }
 
   private func setSaveError(_ error: (any Error)?) {
     guard lastSaveError != nil || error != nil else { return }
-    registrar.withMutation(of: self, keyPath: paths.saveError) { lastSaveError = error }
+    registrar.withMutation(of: subject, keyPath: ObservedSubject.saveErrorPath) {
+      lastSaveError = error
+    }
   }
 }
 
@@ -243,10 +257,25 @@ package struct KeyLink<Value: Sendable>: Sendable {
   }
 }
 
-/// The key paths Observation is told about, made once per reference.
-private struct ObservedPaths<Value: Sendable> {
-  let value: KeyPath<StoredReference<Value>, Value> = \.observedValue
-  let loading: KeyPath<StoredReference<Value>, Bool> = \.observedLoading
-  let loadError: KeyPath<StoredReference<Value>, (any Error)?> = \.observedLoadError
-  let saveError: KeyPath<StoredReference<Value>, (any Error)?> = \.observedSaveError
+/// What Observation is told a stored reference's accesses and changes are about: only the
+/// identities of these properties matter.
+private final class ObservedSubject: Observable, Sendable {
+  var value: Void { () }
+  var loading: Void { () }
+  var loadError: Void { () }
+  var saveError: Void { () }
+
+  // Made once: a key-path literal is looked up in the runtime each time it is evaluated.
+  static let valuePath = \ObservedSubject.value
+  static let loadingPath = \ObservedSubject.loading
+  static let loadErrorPath = \ObservedSubject.loadError
+  static let saveErrorPath = \ObservedSubject.saveError
+}
+
+/// A key as a continuation's subject: an object, so handing it to each save is one retain where
+/// copying the key itself (strings and all) into an existential is not.
+private final class KeyDescription: Sendable, CustomStringConvertible {
+  let key: any Sendable
+  init(_ key: any Sendable) { self.key = key }
+  var description: String { String(describing: key) }
 }
