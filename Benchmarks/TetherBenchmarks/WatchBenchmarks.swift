@@ -1,0 +1,75 @@
+import Benchmark
+import Foundation
+import Tether
+@_spi(Benchmarking) import TetherFileStorage
+
+/// 10,000 file keys in 100 folders: inotify watches, the time to start every holder (each
+/// reads and decodes its file and starts watching it), resident memory; the baseline reads and
+/// decodes the same files by hand (benchmark 6).
+func watchBenchmarks() {
+  let folders = 100
+  let filesPerFolder = 100
+  func prepare() throws -> [URL] {
+    let root = scratchFolder("watches")
+    var urls: [URL] = []
+    for folder in 0..<folders {
+      let directory = root.appending(path: "f\(folder)")
+      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      for file in 0..<filesPerFolder {
+        let url = directory.appending(path: "k\(file).json")
+        try Data("\(file)".utf8).write(to: url)
+        urls.append(url)
+      }
+    }
+    return urls
+  }
+
+  Benchmark(
+    "watches.tether",
+    configuration: once([
+      counted("start.us"), counted("inotify-watches"), counted("rss-per-key.bytes"),
+    ])
+  ) { benchmark in
+    let urls = try prepare()
+    for round in 0..<5 {
+      let watchesBefore = FileWatcherProbe.inotifyWatches
+      let residentBefore = residentBytes()
+      let start = ContinuousClock.now
+      let holders = urls.map { Shared(wrappedValue: -1, .fileStorage($0)) }
+      let elapsed = ContinuousClock.now - start
+      // The control file's watch exists from the first watch on: counted once.
+      let control = watchesBefore == 0 ? 0 : 1
+      benchmark.measurement(counted("start.us"), microseconds(elapsed))
+      // Only the first round: the previous round's watches may still be on their way out.
+      if round == 0 {
+        benchmark.measurement(
+          counted("inotify-watches"), FileWatcherProbe.inotifyWatches - watchesBefore + control)
+      }
+      benchmark.measurement(
+        counted("rss-per-key.bytes"), (residentBytes() - residentBefore) / urls.count)
+      guard holders.allSatisfy({ $0.wrappedValue >= 0 }) else {
+        throw BenchmarkFailure("a holder did not load its file")
+      }
+    }
+  }
+
+  Benchmark("watches.byhand", configuration: once([counted("start.us")])) { benchmark in
+    let urls = try prepare()
+    for _ in 0..<5 {
+      let start = ContinuousClock.now
+      let decoder = JSONDecoder()
+      let values = try urls.map { try decoder.decode(Int.self, from: Data(contentsOf: $0)) }
+      benchmark.measurement(counted("start.us"), microseconds(ContinuousClock.now - start))
+      blackHole(values)
+    }
+  }
+}
+
+/// This process's resident memory, from /proc/self/statm.
+func residentBytes() -> Int {
+  guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
+    return 0
+  }
+  let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+  return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
