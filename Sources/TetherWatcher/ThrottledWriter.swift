@@ -1,10 +1,11 @@
 import Dispatch
-import Synchronization
+import Foundation
 
 /// The write policy both file plugins share: the first change is written at once, later changes
 /// in the throttle window merge into one trailing write; writes run on the writer's queue, never
 /// on the caller's thread; a failed change stays pending for the next change or flush.
-package final class ThrottledWriter<Change: Sendable>: Sendable {
+// @unchecked: every `var` and the pending slot are only touched while holding `lock`.
+package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   /// Told once the change it came with is written, dropped or has failed.
   package typealias Completion = @Sendable (Result<Void, any Error>) -> Void
 
@@ -19,22 +20,20 @@ package final class ThrottledWriter<Change: Sendable>: Sendable {
     case rejected(any Error)
   }
 
-  private struct Pending {
-    var change: Change
-    var completions: [Completion]
-  }
-
-  private struct State {
-    var pending: Pending?
-    var windowStart: UInt64?
-    var timer: UInt64?
-    var nextTimer: UInt64 = 0
-    /// Writes enqueued or running.
-    var queued = 0
-    var writes = 0
-  }
-
-  private let state = Mutex(State())
+  // Guarded by `lock`. Plain fields and a slot of memory for the pending change rather than a
+  // `Mutex<State>` holding a `Change?`: in unspecialized generic code (every key type) each use
+  // of a generic struct or optional looks its metadata up at run time, which cost more than the
+  // rest of a save (measured with callgrind).
+  private let lock = NSLock()
+  private let pendingChange = UnsafeMutablePointer<Change>.allocate(capacity: 1)
+  @exclusivity(unchecked) private var hasPendingChange = false
+  @exclusivity(unchecked) private var completions: [Completion] = []
+  @exclusivity(unchecked) private var windowStart: UInt64?
+  @exclusivity(unchecked) private var timer: UInt64?
+  @exclusivity(unchecked) private var nextTimer: UInt64 = 0
+  /// Writes enqueued or running.
+  @exclusivity(unchecked) private var queued = 0
+  @exclusivity(unchecked) private var writeCount = 0
   private let queue: DispatchQueue
   private let throttle: UInt64
   private let merge: @Sendable (_ older: inout Change, _ newer: Change) -> Void
@@ -60,127 +59,148 @@ package final class ThrottledWriter<Change: Sendable>: Sendable {
     self.recovered = recovered
   }
 
+  deinit {
+    if hasPendingChange { pendingChange.deinitialize(count: 1) }
+    pendingChange.deallocate()
+  }
+
   /// How many writes succeeded, for tests and benchmarks.
-  package var writes: Int { state.withLock { $0.writes } }
+  package var writes: Int { lock.withLock { writeCount } }
 
   /// Takes a change; `immediately` writes it now (an explicit save) instead of throttling.
   package func submit(_ change: Change, immediately: Bool, completion: @escaping Completion) {
     let now = DispatchTime.now().uptimeNanoseconds
-    let write = state.withLock { state -> Pending? in
-      var merged = Pending(change: change, completions: [completion])
-      if var pending = state.pending.take() {
-        merge(&pending.change, change)
-        pending.completions.append(completion)
-        merged = pending
-      }
-      if immediately || isWindowClosed(state, now: now) && state.queued == 0 {
-        state.timer = nil
-        if !immediately { state.windowStart = now }
-        state.queued += 1
-        return merged
-      }
-      state.pending = merged
-      startTimerIfNeeded(&state, now: now)
-      return nil
+    lock.lock()
+    store(change, completion: completion)
+    guard immediately || isWindowClosed(now: now) && queued == 0 else {
+      startTimerIfNeeded(now: now)
+      lock.unlock()
+      return
     }
-    if let write { queue.async { self.write(write) } }
+    timer = nil
+    if !immediately { windowStart = now }
+    queued += 1
+    let (due, dueCompletions) = takePending()
+    lock.unlock()
+    queue.async { self.write(due, dueCompletions) }
   }
 
   /// Lets an external edit win: `transform` drops what the edit superseded from the pending
   /// change (`nil`: all of it, whose callers are told it was superseded, not failed).
   package func revisePending(_ transform: (Change) -> Change?) {
-    let superseded = state.withLock { state -> [Completion] in
-      guard let pending = state.pending else { return [] }
-      if let revised = transform(pending.change) {
-        state.pending?.change = revised
-        return []
-      }
-      state.pending = nil
-      state.timer = nil
-      return pending.completions
+    lock.lock()
+    guard hasPendingChange else { return lock.unlock() }
+    if let revised = transform(pendingChange.pointee) {
+      pendingChange.pointee = revised
+      return lock.unlock()
     }
+    let (_, superseded) = takePending()
+    timer = nil
+    lock.unlock()
     for completion in superseded { completion(.success(())) }
   }
 
   /// Whether a change waits to be written.
-  package var hasPending: Bool { state.withLock { $0.pending != nil } }
+  package var hasPending: Bool { lock.withLock { hasPendingChange } }
 
   /// Writes any pending change now, on the calling thread.
   package func flushNow() {
     queue.sync {
-      let pending = state.withLock { state -> Pending? in
-        guard let pending = state.pending else { return nil }
-        state.pending = nil
-        state.timer = nil
-        state.queued += 1
-        return pending
-      }
-      if let pending { write(pending) }
+      lock.lock()
+      guard hasPendingChange else { return lock.unlock() }
+      timer = nil
+      queued += 1
+      let (due, dueCompletions) = takePending()
+      lock.unlock()
+      write(due, dueCompletions)
     }
   }
 
-  private func isWindowClosed(_ state: State, now: UInt64) -> Bool {
-    guard let start = state.windowStart else { return true }
+  // MARK: - Under the lock
+
+  /// Makes `change` pending, merged into what is pending already.
+  private func store(_ change: Change, completion: Completion?) {
+    if hasPendingChange {
+      merge(&pendingChange.pointee, change)
+    } else {
+      pendingChange.initialize(to: change)
+      hasPendingChange = true
+    }
+    if let completion { completions.append(completion) }
+  }
+
+  /// Removes the pending change (there must be one) and its completions.
+  private func takePending() -> (Change, [Completion]) {
+    hasPendingChange = false
+    defer { completions = [] }
+    return (pendingChange.move(), completions)
+  }
+
+  private func isWindowClosed(now: UInt64) -> Bool {
+    guard let start = windowStart else { return true }
     return now >= start + throttle
   }
 
-  private func startTimerIfNeeded(_ state: inout State, now: UInt64) {
-    guard state.pending != nil, state.timer == nil, state.queued == 0 else { return }
-    let end = (state.windowStart ?? now) + throttle
-    let id = state.nextTimer
-    state.nextTimer += 1
-    state.timer = id
+  private func startTimerIfNeeded(now: UInt64) {
+    guard hasPendingChange, timer == nil, queued == 0 else { return }
+    let end = (windowStart ?? now) + throttle
+    let id = nextTimer
+    nextTimer += 1
+    timer = id
     queue.asyncAfter(deadline: .now() + .nanoseconds(Int(end > now ? end - now : 0))) {
-      let due = self.state.withLock { state -> Pending? in
-        guard state.timer == id, let pending = state.pending else { return nil }
-        state.timer = nil
-        // The trailing write closes the window: the next change is written at once.
-        state.windowStart = nil
-        state.pending = nil
-        state.queued += 1
-        return pending
-      }
-      if let due { self.write(due) }
+      self.lock.lock()
+      guard self.timer == id, self.hasPendingChange else { return self.lock.unlock() }
+      self.timer = nil
+      // The trailing write closes the window: the next change is written at once.
+      self.windowStart = nil
+      self.queued += 1
+      let (due, dueCompletions) = self.takePending()
+      self.lock.unlock()
+      self.write(due, dueCompletions)
     }
   }
 
-  private func write(_ pending: Pending) {
-    let outcome = perform(pending.change)
+  // MARK: - On the queue
+
+  private func write(_ change: Change, _ waiting: [Completion]) {
+    let outcome = perform(change)
     let now = DispatchTime.now().uptimeNanoseconds
-    let next = state.withLock { state -> Pending? in
-      state.queued -= 1
-      switch outcome {
-      case .written: state.writes += 1
-      case .superseded, .rejected: break
-      case .failed:
-        // Nothing is lost: the change waits for the next change or flush.
-        var kept = Pending(change: pending.change, completions: [])
-        if let newer = state.pending.take() {
-          merge(&kept.change, newer.change)
-          kept.completions = newer.completions
-        }
-        state.pending = kept
-        return nil
-      }
+    lock.lock()
+    queued -= 1
+    var next: (Change, [Completion])?
+    switch outcome {
+    case .written, .superseded, .rejected:
+      if case .written = outcome { writeCount += 1 }
       // Changes made during the write are written after it, never marked clean by it.
-      guard state.pending != nil, state.queued == 0, state.timer == nil else { return nil }
-      if isWindowClosed(state, now: now) {
-        state.windowStart = now
-        defer { state.pending = nil }
-        state.queued += 1
-        return state.pending
+      if hasPendingChange, queued == 0, timer == nil {
+        if isWindowClosed(now: now) {
+          windowStart = now
+          queued += 1
+          next = takePending()
+        } else {
+          startTimerIfNeeded(now: now)
+        }
       }
-      startTimerIfNeeded(&state, now: now)
-      return nil
+    case .failed:
+      // Nothing is lost: the change waits for the next change or flush, under any newer one.
+      if hasPendingChange {
+        var kept = change
+        merge(&kept, pendingChange.move())
+        pendingChange.initialize(to: kept)
+      } else {
+        pendingChange.initialize(to: change)
+        hasPendingChange = true
+      }
     }
+    lock.unlock()
     let result: Result<Void, any Error>
     switch outcome {
     case .written, .superseded: result = .success(())
     case .failed(let error), .rejected(let error): result = .failure(error)
     }
-    if case .written = outcome, pending.completions.isEmpty { recovered() }
-    for completion in pending.completions { completion(result) }
-    if let next { queue.async { self.write(next) } }
+    if case .written = outcome, waiting.isEmpty { recovered() }
+    for completion in waiting { completion(result) }
+    if let next { queue.async { self.write(next.0, next.1) } }
   }
 }
 
