@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Runs the benchmarks and prints DESIGN §11's table: metric, Tether, baseline, ratio, target, met.
+
+Each row compares a Tether figure with a baseline measured in the same run. Figures are medians
+(p50) unless the row says otherwise; nanosecond rows come from samples of a million operations.
+"""
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+SCALES = {"(K)": 1e3, "(M)": 1e6, "(G)": 1e9}
+
+
+def run(out):
+    print("Building and running Benchmarks/ (release; about a minute after the first build)…",
+          flush=True)
+    result = subprocess.run(
+        ["swift", "package", "--allow-writing-to-package-directory", "benchmark",
+         "--format", "histogramPercentiles", "--path", out, "--no-progress"],
+        cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        sys.stdout.write(result.stdout)
+        sys.exit(f"the benchmarks failed (exit {result.returncode})")
+
+
+def load(out):
+    """{(benchmark, metric): {percentile: value}} from the exported TSV files."""
+    figures = {}
+    for path in pathlib.Path(out).glob("*.histogram.percentiles.tsv"):
+        name = path.name.split(".TetherBenchmarks.", 1)[1].removesuffix(".histogram.percentiles.tsv")
+        benchmark, metric = split(name)
+        lines = path.read_text().splitlines()
+        scale = next((factor for unit, factor in SCALES.items() if unit in lines[0]), 1)
+        figures[(benchmark, metric)] = {
+            int(p): float(v) * scale for p, v in (line.split("\t") for line in lines[1:])}
+    return figures
+
+
+def split(name):
+    """'defaults.get.tether.wallClock' -> ('defaults.get.tether', 'wallClock'); custom metrics
+    follow two-part benchmark names: 'latency.edit.raw.us' -> ('latency.edit', 'raw.us')."""
+    if name.endswith(".wallClock"):
+        return name.removesuffix(".wallClock"), "wallClock"
+    parts = name.split(".")
+    return ".".join(parts[:2]), ".".join(parts[2:])
+
+
+def main():
+    with tempfile.TemporaryDirectory() as out:
+        run(out)
+        f = load(out)
+
+    def at(benchmark, metric="wallClock", percentile=50):
+        return f[(benchmark, metric)][percentile]
+
+    ns = lambda b: at(b) / 1000  # µs per million operations -> ns per operation
+    ms = lambda v: v / 1000
+    rows = []
+
+    def ratio_row(metric, tether, baseline, unit, limit, target):
+        ratio = tether / baseline
+        rows.append((metric, f"{tether:.1f} {unit}", f"{baseline:.1f} {unit}", f"{ratio:.2f}×",
+                     target, ratio <= limit))
+
+    ratio_row("read of a @Shared value (in-memory) vs Mutex<Int> read",
+              ns("read.shared"), ns("read.mutex"), "ns", 2, "≤ 2×")
+    ratio_row("withLock increment (in-memory) vs Mutex increment",
+              ns("increment.shared"), ns("increment.mutex"), "ns", 2, "≤ 2×")
+    ratio_row("withLock on a file-backed key vs in-memory key",
+              ns("increment.file"), ns("increment.shared"), "ns", 1.5, "≤ 1.5×")
+    writes = at("throttle.file", "writes", 100)
+    rows.append(("10,000 mutations in one throttle window: file writes (max of 20 rounds)",
+                 f"{writes:.0f}", "2", "", "exactly 2",
+                 writes == 2 and at("throttle.file", "writes", 0) == 2))
+    ratio_row("10,000 mutations in one window: time, file key vs in-memory key",
+              ms(at("throttle.file", "mutations.us")), ms(at("throttle.memory", "mutations.us")),
+              "ms", float("inf"), "—")
+    settle = 50
+    for percentile, limit in ((50, 2), (99, 10)):
+        late = ms(at("latency.edit", "seen-minus-settle.us", percentile))
+        raw = ms(at("latency.edit", "raw.us", percentile))
+        rows.append((f"external edit → holder sees it, p{percentile}, minus the {settle} ms settle"
+                     " (baseline: raw inotify event)",
+                     f"{late:.2f} ms", f"{raw:.2f} ms", f"{late / raw:.1f}×",
+                     f"≤ settle + {limit} ms", late <= limit))
+    watches = at("watches.tether", "inotify-watches", 100)
+    rows.append(("10,000 file keys in 100 folders: inotify watches", f"{watches:.0f}", "101", "",
+                 "100 + 1 control", watches == 101))
+    start = ms(at("watches.tether", "start.us"))
+    by_hand = ms(at("watches.byhand", "start.us"))
+    rows.append(("10,000 file keys: start every holder (baseline: read + decode by hand)",
+                 f"{start:.0f} ms", f"{by_hand:.0f} ms", f"{start / by_hand:.1f}×", "< 100 ms",
+                 start < 100))
+    rows.append(("10,000 file keys: resident memory per key",
+                 f"{at('watches.tether', 'rss-per-key.bytes'):.0f} B", "", "", "—", None))
+    ratio_row("save of a 1 MB value vs JSONEncoder + atomic write by hand",
+              ms(at("save1mb.tether")), ms(at("save1mb.byhand")), "ms", 1.2, "≤ 1.2×")
+    ratio_row("defaults get (100,000) vs Foundation UserDefaults",
+              ms(at("defaults.get.tether")), ms(at("defaults.get.foundation")), "ms", 1, "< 1×")
+    ratio_row("defaults set + save vs UserDefaults set + synchronize()",
+              at("defaults.set.tether"), at("defaults.set.foundation"), "µs", 1, "< 1×")
+    ratio_row("config bootstrap, 1,000 mapped keys (baseline: split the text by hand)",
+              ms(at("config.tether")), ms(at("config.byhand")), "ms", float("inf"), "—")
+
+    print("| metric | Tether | baseline | ratio | target | met |")
+    print("|---|---|---|---|---|---|")
+    for metric, tether, baseline, ratio, target, met in rows:
+        verdict = "n/a" if met is None or target == "—" else ("yes" if met else "**no**")
+        print(f"| {metric} | {tether} | {baseline} | {ratio} | {target} | {verdict} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
