@@ -32,9 +32,7 @@ func defaultsBenchmarks() {
   Benchmark("defaults.set.foundation", configuration: setConfiguration) { _ in
     foundation.set(foundation.integer(forKey: "count") + 1, forKey: "count")
     foundation.synchronize()
-  }
-  Benchmark("defaults.cleanup", configuration: once([counted("removed")])) { benchmark in
+  } teardown: {
     foundation.removePersistentDomain(forName: suite)
-    benchmark.measurement(counted("removed"), 1)
   }
 }

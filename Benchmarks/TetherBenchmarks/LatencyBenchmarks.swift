@@ -47,9 +47,3 @@ func latencyBenchmarks() {
     }
   }
 }
-
-/// A benchmark that could not measure what it is about.
-struct BenchmarkFailure: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
-}

@@ -43,3 +43,9 @@ func scratchFolder(_ name: String) -> URL {
 func microseconds(_ duration: Duration) -> Int {
   Int((duration / .microseconds(1)).rounded())
 }
+
+/// A benchmark that could not measure what it is about.
+struct BenchmarkFailure: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}

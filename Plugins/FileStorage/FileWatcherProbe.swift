@@ -12,9 +12,6 @@ public enum FileWatcherProbe {
   /// inotify watches held: one per watched folder, plus the watcher's control file.
   public static var inotifyWatches: Int { FileWatcher.shared.statistics.inotifyWatches }
 
-  /// Files with at least one subscriber.
-  public static var watchedFiles: Int { FileWatcher.shared.statistics.watchedFiles }
-
   /// How long a file must stay quiet before its change is delivered.
   public static var settleDelay: Duration { FileWatcher.shared.settleDelay }
 

@@ -10,11 +10,12 @@ package final class StoredReference<Value: Sendable>: MutableReference, @uncheck
   // @unchecked: every `var` below is read and written only while holding `lock`.
   private let lock = RecursiveLock()
   private let registrar = ObservationRegistrar()
-  // Observation is told about a non-generic subject: a generic class's key paths and its
+  // Observation is told about one non-generic subject: a generic class's key paths and its
   // `Observable` witness table are looked up at run time on every access (measured: most of a
-  // read). The registrar matches changes by its own identity and the key path, not the subject.
-  private let subject = ObservedSubject()
-  private var link: KeyLink<Value>?
+  // read). The registrar matches changes by its own identity and the key path, not the subject,
+  // so every reference shares it.
+  private var subject: ObservedSubject { .shared }
+  private let link: KeyLink<Value>?
   private let isEqual: ((Value, Value) -> Bool)?
   // Unchecked: guarded by `lock`, and `withLock` mutates a copy, so the runtime's exclusivity
   // bookkeeping (a thread-local set per access) only costs time here.
@@ -27,8 +28,9 @@ package final class StoredReference<Value: Sendable>: MutableReference, @uncheck
   private var nextObserver: UInt64 = 0
   @exclusivity(unchecked) private var hasObservers = false
   private var releaseHandler: (() -> Void)?
-  // The save path's parts, made once, so a `withLock` that changes the value only copies them:
-  // built per call they cost more than the rest of the mutation (measured with callgrind).
+  // Where saves go (set at creation or adopted later), and the save path's parts, made once so
+  // a `withLock` that changes the value only copies them: built per call they cost more than
+  // the rest of the mutation (measured with callgrind).
   @exclusivity(unchecked) private var writer: (any SharedKey<Value>)?
   @exclusivity(unchecked) private var saveSubject: any Sendable = ""
   private var saveFinished: @Sendable (Result<Void, any Error>?) -> Void = { _ in }
@@ -102,7 +104,6 @@ package final class StoredReference<Value: Sendable>: MutableReference, @uncheck
   package func adopt(writer: any SharedKey<Value>) {
     lock.withLock {
       guard link != nil, self.writer == nil else { return }
-      link?.writer = writer
       self.writer = writer
       self.saveSubject = KeyDescription(writer)
     }
@@ -121,7 +122,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, @uncheck
   }
 
   package func load() async throws {
-    guard let link = lock.withLock({ link }) else { return }
+    guard let link else { return }
     setLoading(true)
     let result: Result<Value?, any Error>? = await withCheckedContinuation { continuation in
       link.reader.load(
@@ -138,7 +139,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, @uncheck
     let result: Result<Void, any Error>? = await withCheckedContinuation { continuation in
       // Under the lock, so this save reaches the key in order with implicit ones.
       lock.withLock {
-        guard let writer = link?.writer else { return continuation.resume(returning: .success(())) }
+        guard let writer else { return continuation.resume(returning: .success(())) }
         writer.save(
           value, context: .userInitiated,
           continuation: SaveContinuation(subject: writer) { result in
@@ -245,7 +246,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, @uncheck
 /// What ties a stored reference to its key: the key erased to its capabilities.
 package struct KeyLink<Value: Sendable>: Sendable {
   package var reader: any SharedReaderKey<Value>
-  package var writer: (any SharedKey<Value>)?
+  package let writer: (any SharedKey<Value>)?
   package let initialValue: Value
 
   package init(
@@ -260,6 +261,8 @@ package struct KeyLink<Value: Sendable>: Sendable {
 /// What Observation is told a stored reference's accesses and changes are about: only the
 /// identities of these properties matter.
 private final class ObservedSubject: Observable, Sendable {
+  static let shared = ObservedSubject()
+
   var value: Void { () }
   var loading: Void { () }
   var loadError: Void { () }
