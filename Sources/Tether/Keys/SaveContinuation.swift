@@ -13,16 +13,24 @@ public struct SaveContinuation: Sendable {
     _ description: String,
     callback: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
-    self.box = SaveBox(subject: description) { result in
-      if let result { callback(result) }
-    }
+    self.box = SaveBox(
+      subject: description,
+      deliver: .closure { result in
+        if let result { callback(result) }
+      })
   }
 
   package init(
     subject: any Sendable,
     deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void
   ) {
-    self.box = SaveBox(subject: subject, deliver: deliver)
+    self.box = SaveBox(subject: subject, deliver: .closure(deliver))
+  }
+
+  /// A continuation that reports to `target`, which it keeps alive until then: a stored
+  /// reference saves on every change, and a closure per save would cost an allocation.
+  package init(subject: any Sendable, target: any SaveResultTarget) {
+    self.box = SaveBox(subject: subject, deliver: .target(target))
   }
 
   /// Resumes saying the value was saved.
@@ -38,9 +46,21 @@ public struct SaveContinuation: Sendable {
 /// The object whose life is the continuation's: it delivers once, or `nil` when dropped.
 private final class SaveBox: Sendable {
   private let once: ResumeOnce
-  private let deliver: @Sendable (Result<Void, any Error>?) -> Void
+  private let deliver: Delivery
 
-  init(subject: any Sendable, deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void) {
+  enum Delivery {
+    case closure(@Sendable (Result<Void, any Error>?) -> Void)
+    case target(any SaveResultTarget)
+
+    func callAsFunction(_ result: Result<Void, any Error>?) {
+      switch self {
+      case .closure(let deliver): deliver(result)
+      case .target(let target): target.saveFinished(result)
+      }
+    }
+  }
+
+  init(subject: any Sendable, deliver: Delivery) {
     self.once = ResumeOnce(subject: subject, operation: "save")
     self.deliver = deliver
   }
@@ -52,4 +72,9 @@ private final class SaveBox: Sendable {
   deinit {
     if once.isDroppedUnresumed() { deliver(nil) }
   }
+}
+
+/// What receives a save's result: `nil` when the key dropped the continuation unresumed.
+package protocol SaveResultTarget: AnyObject, Sendable {
+  func saveFinished(_ result: Result<Void, any Error>?)
 }

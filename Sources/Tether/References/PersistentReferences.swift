@@ -1,8 +1,8 @@
 /// The live references of one scope, keyed by `(key id, value type)`.
 ///
 /// Keys of different types with one id (a registered key and the key it resolves to, a
-/// `.Default` key and its base) find the same reference. Entries are weak: a reference lives
-/// while a `Shared` holds it, and the key's store outlives it.
+/// `.Default` key and its base) find the same reference. Entries refer weakly to the reference's
+/// lifetime: a reference lives while a `Shared` holds it, and the key's store outlives it.
 package final class PersistentReferences: Sendable {
   private struct Slot: Hashable {
     let id: AnyHashable
@@ -10,7 +10,7 @@ package final class PersistentReferences: Sendable {
   }
 
   private struct Entry {
-    weak var reference: AnyObject?
+    weak var lifetime: ReferenceLifetime?
   }
 
   private let table = LockedState<[Slot: Entry]>([:])
@@ -28,37 +28,54 @@ package final class PersistentReferences: Sendable {
     writer: (any SharedKey<Value>)?,
     skipInitialLoad: Bool = false,
     initialValue: () -> Value
-  ) -> StoredReference<Value> {
+  ) -> HeldReference<Value> {
     let slot = Slot(id: id, valueType: ObjectIdentifier(Value.self))
     if let live = lookUp(slot, as: Value.self) {
-      if let writer { live.adopt(writer: writer) }
+      if let writer { live.reference.adopt(writer: writer) }
       return live
     }
     let link = KeyLink(reader: reader, writer: writer, initialValue: initialValue())
     let created = StoredReference(link: link, initialValue: link.initialValue)
     created.start(skipInitialLoad: skipInitialLoad)
-    let winner = table.withLock { table -> StoredReference<Value> in
-      if let live = table[slot]?.reference as? StoredReference<Value> { return live }
-      table[slot] = Entry(reference: created)
-      return created
+    let lifetime = ReferenceLifetime(reference: created) { [weak self] in
+      created.stop()
+      self?.prune(slot)
     }
-    if winner !== created, let writer { winner.adopt(writer: writer) }
-    if winner === created { created.onRelease { [weak self] in self?.prune(slot) } }
+    let winner = table.withLock { table -> HeldReference<Value>? in
+      if let live = Self.held(table[slot], as: Value.self) { return live }
+      table[slot] = Entry(lifetime: lifetime)
+      return nil
+    }
+    guard let winner else { return HeldReference(reference: created, lifetime: lifetime) }
+    if let writer { winner.reference.adopt(writer: writer) }
     return winner
   }
 
   /// The number of live references, for tests and diagnostics.
   package var count: Int {
-    table.withLock { table in table.values.count { $0.reference != nil } }
+    table.withLock { table in table.values.count { $0.lifetime != nil } }
   }
 
-  private func lookUp<Value>(_ slot: Slot, as: Value.Type) -> StoredReference<Value>? {
-    table.withLock { $0[slot]?.reference as? StoredReference<Value> }
+  private func lookUp<Value>(_ slot: Slot, as: Value.Type) -> HeldReference<Value>? {
+    table.withLock { Self.held($0[slot], as: Value.self) }
+  }
+
+  private static func held<Value>(_ entry: Entry?, as: Value.Type) -> HeldReference<Value>? {
+    guard let lifetime = entry?.lifetime,
+      let reference = lifetime.reference as? StoredReference<Value>
+    else { return nil }
+    return HeldReference(reference: reference, lifetime: lifetime)
   }
 
   private func prune(_ slot: Slot) {
     table.withLock { table in
-      if table[slot]?.reference == nil { table[slot] = nil }
+      if table[slot]?.lifetime == nil { table[slot] = nil }
     }
   }
+}
+
+/// A live reference and the lifetime that its holder keeps.
+package struct HeldReference<Value: Sendable> {
+  package let reference: StoredReference<Value>
+  package let lifetime: ReferenceLifetime
 }

@@ -2,16 +2,32 @@ import Synchronization
 
 /// The cell that every copy of one `Shared` (or `SharedReader`) holds, so re-keying through
 /// `projectedValue` re-keys every copy, and `changes` streams follow the new key.
+///
+/// Every read of a shared value passes here, so reading the current reference takes no lock:
+/// it is one atomic load of the newest node. Re-keying pushes a node and keeps the earlier ones
+/// until the cell itself goes, so a read that loaded one just before never sees it freed. An
+/// earlier reference keeps its memory only: its lifetime is let go at once, so it stops
+/// following its key and leaves the table of live references.
 package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sendable {
-  // @unchecked: `current`, `listeners` and `nextListener` are only touched while holding `lock`.
-  // A `Mutex` of nothing beside the state rather than a `Mutex<State>`: every read of a shared
-  // value passes here, and a generic `Mutex` costs a metadata lookup per call in unspecialized
-  // code (measured: 60% of a read).
+  // @unchecked: `newest`, `lifetime`, `listeners` and `nextListener` are only touched while
+  // holding `lock`; `head` is atomic and only points at nodes that `newest` keeps alive.
+  private let head: Atomic<Unmanaged<Node>>
   private let lock = Mutex(())
-  @exclusivity(unchecked) private var current: Ref
+  private var newest: Node
+  private var lifetime: ReferenceLifetime?
   private var listeners: [UInt64: Listener] = [:]
   private var nextListener: UInt64 = 0
   private let observe: @Sendable (Ref, @escaping @Sendable (Value) -> Void) -> SharedSubscription
+
+  private final class Node: Sendable {
+    let reference: Ref
+    let previous: Node?
+
+    init(_ reference: Ref, previous: Node?) {
+      self.reference = reference
+      self.previous = previous
+    }
+  }
 
   private struct Listener {
     let callback: @Sendable (Value) -> Void
@@ -19,26 +35,42 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
   }
 
   package init(
-    _ reference: Ref,
+    _ reference: Ref, lifetime: ReferenceLifetime?,
     observe: @escaping @Sendable (Ref, @escaping @Sendable (Value) -> Void) -> SharedSubscription
   ) {
-    self.current = reference
+    let node = Node(reference, previous: nil)
+    self.newest = node
+    self.head = Atomic(Unmanaged.passUnretained(node))
+    self.lifetime = lifetime
     self.observe = observe
   }
 
+  /// The current reference.
   package var reference: Ref {
-    lock.withLock { _ in current }
+    head.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.reference }
+  }
+
+  /// The current reference with the lifetime that keeps it live, for a projection or another
+  /// cell to hold.
+  package var held: (reference: Ref, lifetime: ReferenceLifetime?) {
+    lock.withLock { _ in (newest.reference, lifetime) }
   }
 
   /// Points every copy at `reference`; live `changes` streams move along and yield its value.
-  package func rekey(to reference: Ref) {
-    lock.withLock { _ in
-      current = reference
+  package func rekey(to reference: Ref, lifetime: ReferenceLifetime?) {
+    let released = lock.withLock { _ in
+      let node = Node(reference, previous: newest)
+      newest = node
+      head.store(Unmanaged.passUnretained(node), ordering: .releasing)
+      defer { self.lifetime = lifetime }
       for (id, listener) in listeners {
         listener.subscription.cancel()
         listeners[id]?.subscription = observe(reference, listener.callback)
       }
+      return self.lifetime
     }
+    // Let go outside the lock: ending a lifetime cancels the key's subscription.
+    withExtendedLifetime(released) {}
   }
 
   /// Calls `callback` with the current value, then each change, across re-keying.
@@ -46,7 +78,7 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
     let id = lock.withLock { _ in
       let id = nextListener
       nextListener += 1
-      let subscription = observe(current, callback)
+      let subscription = observe(newest.reference, callback)
       listeners[id] = Listener(callback: callback, subscription: subscription)
       return id
     }

@@ -6,7 +6,9 @@ import Observation
 /// One recursive lock guards everything, so reading the value (or another holder of the same
 /// key) inside `withLock`, or from an Observation `onChange`, neither deadlocks nor trips
 /// exclusivity checking: the mutation works on a copy that is committed when the body returns.
-package final class StoredReference<Value: Sendable>: MutableReference, @unchecked Sendable {
+package final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget,
+  @unchecked Sendable
+{
   // @unchecked: every `var` below is read and written only while holding `lock`.
   private let lock = RecursiveLock()
   private let registrar = ObservationRegistrar()
@@ -27,13 +29,11 @@ package final class StoredReference<Value: Sendable>: MutableReference, @uncheck
   private var observers: [UInt64: @Sendable (Value) -> Void] = [:]
   private var nextObserver: UInt64 = 0
   @exclusivity(unchecked) private var hasObservers = false
-  private var releaseHandler: (() -> Void)?
-  // Where saves go (set at creation or adopted later), and the save path's parts, made once so
-  // a `withLock` that changes the value only copies them: built per call they cost more than
+  // Where saves go (set at creation or adopted later), and how a save names its key, made once
+  // so a `withLock` that changes the value only copies it: rendered per call it costs more than
   // the rest of the mutation (measured with callgrind).
   @exclusivity(unchecked) private var writer: (any SharedKey<Value>)?
   @exclusivity(unchecked) private var saveSubject: any Sendable = ""
-  private var saveFinished: @Sendable (Result<Void, any Error>?) -> Void = { _ in }
 
   /// A plain shared value, with no key.
   package init(value: Value) {
@@ -49,14 +49,17 @@ package final class StoredReference<Value: Sendable>: MutableReference, @uncheck
     self.writer = link.writer
     if let writer = link.writer { self.saveSubject = KeyDescription(writer) }
     self.isEqual = Equality.comparer(for: Value.self)
-    self.saveFinished = { [weak self] result in self?.finishSave(result) }
   }
 
-  deinit { releaseHandler?() }
-
-  /// Runs `handler` when the last holder releases this reference.
-  package func onRelease(_ handler: @escaping () -> Void) {
-    lock.withLock { releaseHandler = handler }
+  /// Stops following the key, once the last holder has let go (see ``ReferenceLifetime``).
+  ///
+  /// The key's callbacks hold this reference strongly; cancelling its subscription lets them go.
+  package func stop() {
+    let subscription = lock.withLock {
+      defer { self.subscription = nil }
+      return self.subscription
+    }
+    subscription?.cancel()
   }
 
   /// Runs the key's initial load and subscribes to its changes.
@@ -67,14 +70,14 @@ package final class StoredReference<Value: Sendable>: MutableReference, @uncheck
       lock.withLock { loading = true }
       link.reader.load(
         context: context,
-        continuation: LoadContinuation(subject: link.reader) { [weak self] result in
-          self?.finishLoad(result)
+        continuation: LoadContinuation(subject: link.reader) { result in
+          self.finishLoad(result)
         })
     }
     let subscriber = SharedSubscriber<Value>(
-      callback: { [weak self] result in self?.finishLoad(result) },
-      onLoading: { [weak self] isLoading in self?.setLoading(isLoading) },
-      onSaved: { [weak self] in self?.finishSave(.success(())) })
+      callback: { result in self.finishLoad(result) },
+      onLoading: { isLoading in self.setLoading(isLoading) },
+      onSaved: { self.finishSave(.success(())) })
     let subscription = link.reader.subscribe(context: context, subscriber: subscriber)
     lock.withLock { self.subscription = subscription }
   }
@@ -116,7 +119,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, @uncheck
       guard commit(copy), let writer else { return result }
       writer.save(
         copy, context: .didSet,
-        continuation: SaveContinuation(subject: saveSubject, deliver: saveFinished))
+        continuation: SaveContinuation(subject: saveSubject, target: self))
       return result
     }
   }
@@ -160,8 +163,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, @uncheck
       observer(value)
       return id
     }
-    return SharedSubscription { [weak self] in
-      guard let self else { return }
+    return SharedSubscription {
       self.lock.withLock {
         self.observers.removeValue(forKey: id)
         self.hasObservers = !self.observers.isEmpty
@@ -202,6 +204,10 @@ package final class StoredReference<Value: Sendable>: MutableReference, @uncheck
       for observer in observers.values { observer(newValue) }
     }
     return true
+  }
+
+  package func saveFinished(_ result: Result<Void, any Error>?) {
+    finishSave(result)
   }
 
   private func finishSave(_ result: Result<Void, any Error>?) {

@@ -20,13 +20,19 @@ public struct Shared<Value: Sendable>: Sendable {
   package typealias Box = ReferenceBox<Value, any MutableReference<Value>>
   package let box: Box
 
-  package init(reference: any MutableReference<Value>) {
-    self.box = Box(reference) { reference, observer in reference.observe(observer) }
+  package init(reference: any MutableReference<Value>, lifetime: ReferenceLifetime?) {
+    self.box = Box(reference, lifetime: lifetime) { reference, observer in
+      reference.observe(observer)
+    }
+  }
+
+  package init(_ held: HeldReference<Value>) {
+    self.init(reference: held.reference, lifetime: held.lifetime)
   }
 
   /// Shares the value of `key`, using `wrappedValue` only if nothing is live or stored yet.
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
-    self.init(reference: Self.reference(for: key, initialValue: wrappedValue))
+    self.init(Self.reference(for: key, initialValue: wrappedValue))
   }
 
   /// Shares the value of a key that carries its own default.
@@ -61,16 +67,16 @@ public struct Shared<Value: Sendable>: Sendable {
   /// ```
   public init(require key: some SharedKey<Value>) async throws {
     let value = try await key.loadRequired()
-    let reference = TetherScope.current.references.reference(
+    let held = TetherScope.current.references.reference(
       id: AnyHashable(key.id), reader: key, writer: key, skipInitialLoad: true
     ) { value }
-    reference.finishLoad(.success(value))
-    self.init(reference: reference)
+    held.reference.finishLoad(.success(value))
+    self.init(held)
   }
 
   /// A shared value with no key: copies see each other's changes, nothing is stored.
   public init(value: Value) {
-    self.init(reference: StoredReference(value: value))
+    self.init(reference: StoredReference(value: value), lifetime: nil)
   }
 
   /// Unwraps a shared optional; `nil` when it is `nil` now.
@@ -78,8 +84,9 @@ public struct Shared<Value: Sendable>: Sendable {
   /// Later, while the parent is `nil`, this keeps its last value; it follows the parent again
   /// once the parent has a value.
   public init?(_ base: Shared<Value?>) {
-    guard let reference = UnwrappedReference(base: base.box.reference) else { return nil }
-    self.init(reference: reference)
+    let parent = base.box.held
+    guard let reference = UnwrappedReference(base: parent.reference) else { return nil }
+    self.init(reference: reference, lifetime: parent.lifetime)
   }
 
   /// Property-wrapper plumbing: `@Shared var count: Int` initialised from `$count`.
@@ -97,7 +104,10 @@ public struct Shared<Value: Sendable>: Sendable {
   /// ```
   public var projectedValue: Shared<Value> {
     get { self }
-    nonmutating set { box.rekey(to: newValue.box.reference) }
+    nonmutating set {
+      let held = newValue.box.held
+      box.rekey(to: held.reference, lifetime: held.lifetime)
+    }
   }
 
   /// Mutates the value under the reference's lock and saves it when it changed.
@@ -123,9 +133,9 @@ public struct Shared<Value: Sendable>: Sendable {
   /// The value stays as it is until the load finishes, and if nothing is stored under `key`.
   public func load(_ key: some SharedKey<Value>) async throws {
     let current = wrappedValue
-    let reference = Self.reference(for: key, skipInitialLoad: true) { current }
-    box.rekey(to: reference)
-    try await reference.load()
+    let held = Self.reference(for: key, skipInitialLoad: true) { current }
+    box.rekey(to: held.reference, lifetime: held.lifetime)
+    try await held.reference.load()
   }
 
   /// Saves the value now, bypassing any throttle; rethrows the key's error.
@@ -157,20 +167,26 @@ public struct Shared<Value: Sendable>: Sendable {
   public subscript<Member>(dynamicMember keyPath: any WritableKeyPath<Value, Member> & Sendable)
     -> Shared<Member>
   {
-    Shared<Member>(reference: KeyPathReference(base: box.reference, keyPath: keyPath))
+    let parent = box.held
+    return Shared<Member>(
+      reference: KeyPathReference(base: parent.reference, keyPath: keyPath),
+      lifetime: parent.lifetime)
   }
 
   /// A read-only projection of a property that cannot be written.
   public subscript<Member>(dynamicMember keyPath: any KeyPath<Value, Member> & Sendable)
     -> SharedReader<Member>
   {
-    SharedReader<Member>(reference: ReadOnlyKeyPathReference(base: box.reference, keyPath: keyPath))
+    let parent = box.held
+    return SharedReader<Member>(
+      reference: ReadOnlyKeyPathReference(base: parent.reference, keyPath: keyPath),
+      lifetime: parent.lifetime)
   }
 
   private static func reference(
     for key: some SharedKey<Value>, skipInitialLoad: Bool = false,
     initialValue: () -> Value
-  ) -> StoredReference<Value> {
+  ) -> HeldReference<Value> {
     TetherScope.current.references.reference(
       id: AnyHashable(key.id), reader: key, writer: key, skipInitialLoad: skipInitialLoad,
       initialValue: initialValue)

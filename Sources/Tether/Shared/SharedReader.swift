@@ -11,19 +11,25 @@ public struct SharedReader<Value: Sendable>: Sendable {
   package typealias Box = ReferenceBox<Value, any Reference<Value>>
   package let box: Box
 
-  package init(reference: any Reference<Value>) {
-    self.box = Box(reference) { reference, observer in reference.observe(observer) }
+  package init(reference: any Reference<Value>, lifetime: ReferenceLifetime?) {
+    self.box = Box(reference, lifetime: lifetime) { reference, observer in
+      reference.observe(observer)
+    }
+  }
+
+  package init(_ held: HeldReference<Value>) {
+    self.init(reference: held.reference, lifetime: held.lifetime)
   }
 
   /// Reads the value of `key`, using `wrappedValue` only if nothing is live or stored yet.
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedReaderKey<Value>) {
-    self.init(reference: Self.reference(for: key, writer: nil, initialValue: wrappedValue))
+    self.init(Self.reference(for: key, writer: nil, initialValue: wrappedValue))
   }
 
   /// Reads the value of a writable key; holders with `@Shared` share the same reference.
   @_disfavoredOverload
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
-    self.init(reference: Self.reference(for: key, writer: key, initialValue: wrappedValue))
+    self.init(Self.reference(for: key, writer: key, initialValue: wrappedValue))
   }
 
   /// Reads the value of a key that carries its own default.
@@ -47,27 +53,29 @@ public struct SharedReader<Value: Sendable>: Sendable {
   /// Loads `key` and reads its value; throws when the load fails or nothing is stored.
   public init(require key: some SharedReaderKey<Value>) async throws {
     let value = try await key.loadRequired()
-    let reference = TetherScope.current.references.reference(
+    let held = TetherScope.current.references.reference(
       id: AnyHashable(key.id), reader: key, writer: nil, skipInitialLoad: true
     ) { value }
-    reference.finishLoad(.success(value))
-    self.init(reference: reference)
+    held.reference.finishLoad(.success(value))
+    self.init(held)
   }
 
   /// A constant value with no key.
   public init(value: Value) {
-    self.init(reference: StoredReference(value: value))
+    self.init(reference: StoredReference(value: value), lifetime: nil)
   }
 
   /// A read-only view of `shared`, following its changes.
   public init(_ shared: Shared<Value>) {
-    self.init(reference: shared.box.reference)
+    let held = shared.box.held
+    self.init(reference: held.reference, lifetime: held.lifetime)
   }
 
   /// Unwraps a shared optional; `nil` when it is `nil` now.
   public init?(_ base: SharedReader<Value?>) {
-    guard let reference = UnwrappedReaderReference(base: base.box.reference) else { return nil }
-    self.init(reference: reference)
+    let parent = base.box.held
+    guard let reference = UnwrappedReaderReference(base: parent.reference) else { return nil }
+    self.init(reference: reference, lifetime: parent.lifetime)
   }
 
   /// Property-wrapper plumbing.
@@ -81,7 +89,10 @@ public struct SharedReader<Value: Sendable>: Sendable {
   /// This reader; assigning re-keys it, and every copy of it.
   public var projectedValue: SharedReader<Value> {
     get { self }
-    nonmutating set { box.rekey(to: newValue.box.reference) }
+    nonmutating set {
+      let held = newValue.box.held
+      box.rekey(to: held.reference, lifetime: held.lifetime)
+    }
   }
 
   /// Reloads the value from its key; rethrows the key's error (also kept in ``loadError``).
@@ -92,11 +103,11 @@ public struct SharedReader<Value: Sendable>: Sendable {
   /// Re-keys this reader (and every copy) to `key`, then loads it.
   public func load(_ key: some SharedReaderKey<Value>) async throws {
     let current = wrappedValue
-    let reference = TetherScope.current.references.reference(
+    let held = TetherScope.current.references.reference(
       id: AnyHashable(key.id), reader: key, writer: nil, skipInitialLoad: true
     ) { current }
-    box.rekey(to: reference)
-    try await reference.load()
+    box.rekey(to: held.reference, lifetime: held.lifetime)
+    try await held.reference.load()
   }
 
   /// Whether the key is still loading the value.
@@ -114,13 +125,16 @@ public struct SharedReader<Value: Sendable>: Sendable {
   public subscript<Member>(dynamicMember keyPath: any KeyPath<Value, Member> & Sendable)
     -> SharedReader<Member>
   {
-    SharedReader<Member>(reference: ReadOnlyKeyPathReference(base: box.reference, keyPath: keyPath))
+    let parent = box.held
+    return SharedReader<Member>(
+      reference: ReadOnlyKeyPathReference(base: parent.reference, keyPath: keyPath),
+      lifetime: parent.lifetime)
   }
 
   private static func reference(
     for key: some SharedReaderKey<Value>, writer: (any SharedKey<Value>)?,
     initialValue: () -> Value
-  ) -> StoredReference<Value> {
+  ) -> HeldReference<Value> {
     TetherScope.current.references.reference(
       id: AnyHashable(key.id), reader: key, writer: writer, initialValue: initialValue)
   }
