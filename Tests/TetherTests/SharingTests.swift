@@ -167,6 +167,20 @@ import TetherTesting
     }
   }
 
+  @Test func rekeyingLetsGoOfTheEarlierKeyButProjectionsKeepTheirs() async throws {
+    try await isolated {
+      let a = Shared(wrappedValue: 1, .inMemory("a"))
+      let projection = a[dynamicMember: \Int.self]
+      a.projectedValue = Shared(wrappedValue: 2, .inMemory("b"))
+      // "a" lives on through the projection made before the re-key.
+      #expect(TetherScope.current.references.count == 2)
+      #expect(projection.wrappedValue == 1)
+      _ = consume projection
+      #expect(TetherScope.current.references.count == 1)
+      #expect(a.wrappedValue == 2)
+    }
+  }
+
   @Test func scopesDoNotShareValues() async throws {
     try await isolated {
       @Shared(.inMemory("count")) var count = 0
