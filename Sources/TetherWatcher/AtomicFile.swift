@@ -1,5 +1,6 @@
 package import Foundation
 import Glibc
+import Logging
 import Synchronization
 
 /// Crash-safe replacement of a file's content, and the clean-up of what a crash leaves behind.
@@ -20,7 +21,7 @@ package enum AtomicFile {
   package static func write(
     _ data: Data, to path: String, durable: Bool, expected: FileContent?
   ) throws {
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = LexicalPath.parent(of: path)
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     var attempts = 0
     while true {
@@ -76,7 +77,7 @@ package enum AtomicFile {
   private static func createTemporary(
     beside path: String, in folder: String
   ) throws(SystemError) -> (Int32, String) {
-    let name = (path as NSString).lastPathComponent
+    let name = LexicalPath.name(of: path)
     let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
     while true {
       let suffix = String((0..<6).map { _ in alphabet.randomElement()! })
@@ -95,8 +96,8 @@ package enum AtomicFile {
   /// Removes temp files that writers of `path` left when they crashed; those of live writers
   /// (still locked) stay.
   package static func removeStaleTemporaries(of path: String) {
-    let folder = (path as NSString).deletingLastPathComponent
-    let prefix = "." + (path as NSString).lastPathComponent + ".tether-"
+    let folder = LexicalPath.parent(of: path)
+    let prefix = "." + LexicalPath.name(of: path) + ".tether-"
     for name in temporaries(in: folder, removing: prefix)
     where name.hasPrefix(prefix) && name.count == prefix.count + 6 {
       let candidate = folder + "/" + name
@@ -113,11 +114,13 @@ package enum AtomicFile {
   private static func temporaries(in folder: String, removing prefix: String) -> [String] {
     listedTemporaries.withLock { listed in
       if listed[folder] == nil {
-        let names: [String]
+        var names: [String] = []
         do {
-          names = try FileManager.default.contentsOfDirectory(atPath: folder)
+          names = try DirectoryListing.names(in: folder)
+        } catch let error as SystemError where error.code == ENOENT {
+          // No folder yet: nothing was left in it.
         } catch {
-          names = []  // No folder yet: nothing was left in it.
+          FileWatcher.logger.warning("cannot look for stale temporary files in \(folder): \(error)")
         }
         listed[folder] = names.filter { $0.contains(".tether-") }
       }

@@ -77,8 +77,8 @@ package final class FileWatcher: Sendable {
     _ path: String, baseline: FileContent? = nil,
     onChange: @escaping @Sendable (FileContent) -> Void
   ) -> FileWatch {
-    let path = URL(filePath: path).standardizedFileURL.path
-    let directory = (path as NSString).deletingLastPathComponent
+    let path = LexicalPath.normalized(path)
+    let directory = LexicalPath.parent(of: path)
     let known = state.withLock { $0.files[path] != nil }
     let baseline = known ? nil : baseline ?? FileContent.read(path)
     let (id, waitFor) = state.withLock { state -> (UInt64, UInt64?) in

@@ -5,23 +5,25 @@ import Glibc
 /// yet, which `resolvingSymlinksInPath` leaves alone), `.` and `..` and doubled slashes removed.
 package enum ResolvedPath {
   package static func of(_ url: URL) -> String {
-    var path = url.standardizedFileURL.path
+    of(path: url.path)
+  }
+
+  /// The resolved form of an absolute path.
+  package static func of(path: String) -> String {
+    var path = LexicalPath.normalized(path)
     // A symlink loop ends after as many hops as the kernel allows (ELOOP's limit).
     for _ in 0..<40 {
       let parent = realParent(of: path)
-      let name = (path as NSString).lastPathComponent
-      let candidate = parent == "/" ? "/" + name : parent + "/" + name
+      let candidate = LexicalPath.joining(parent, LexicalPath.name(of: path))
       guard let target = link(at: candidate) else { return candidate }
-      path =
-        target.hasPrefix("/")
-        ? URL(filePath: target).standardizedFileURL.path
-        : URL(filePath: parent + "/" + target).standardizedFileURL.path
+      path = LexicalPath.normalized(
+        target.hasPrefix("/") ? target : LexicalPath.joining(parent, target))
     }
     return path
   }
 
   private static func realParent(of path: String) -> String {
-    let parent = (path as NSString).deletingLastPathComponent
+    let parent = LexicalPath.parent(of: path)
     guard let resolved = realpath(parent, nil) else { return parent }
     defer { free(resolved) }
     return String(cString: resolved)

@@ -171,7 +171,7 @@ final class WatcherThread {
     var path = directory
     var info = stat()
     while path != "/" && !(stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) {
-      path = (path as NSString).deletingLastPathComponent
+      path = LexicalPath.parent(of: path)
     }
     return path
   }

@@ -1,0 +1,58 @@
+/// Path arithmetic on strings, without touching the file system.
+///
+/// Foundation's `standardizedFileURL` and `NSString` path methods bridge and re-scan the string
+/// at each step: they were two thirds of starting 10,000 file keys (measured with callgrind).
+package enum LexicalPath {
+  /// `path` with doubled slashes, `.` and trailing slashes removed and `..` applied; an absolute
+  /// path never climbs above `/`.
+  ///
+  /// ```swift
+  /// LexicalPath.normalized("/a//b/./c/../d/")  // "/a/b/d"
+  /// ```
+  package static func normalized(_ path: String) -> String {
+    let absolute = path.utf8.first == UInt8(ascii: "/")
+    var parts: [Substring] = []
+    for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+      switch part {
+      case ".": continue
+      case "..":
+        if let last = parts.last, last != ".." {
+          parts.removeLast()
+        } else if !absolute {
+          parts.append(part)
+        }
+      default: parts.append(part)
+      }
+    }
+    let joined = parts.joined(separator: "/")
+    if absolute { return "/" + joined }
+    return joined.isEmpty ? "." : joined
+  }
+
+  /// The folder that holds `path`: `/` for `/a`, `.` for a bare name.
+  package static func parent(of path: String) -> String {
+    let trimmed = trimmingTrailingSlashes(path)
+    guard let slash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+    let head = trimmed[..<slash]
+    return head.isEmpty ? "/" : trimmingTrailingSlashes(String(head))
+  }
+
+  /// The last component of `path`: `c` for `/a/b/c` and `/a/b/c/`.
+  package static func name(of path: String) -> String {
+    let trimmed = trimmingTrailingSlashes(path)
+    guard let slash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) else { return trimmed }
+    let tail = String(trimmed[trimmed.utf8.index(after: slash)...])
+    return tail.isEmpty ? "/" : tail
+  }
+
+  /// `name` inside `folder`, with one slash between them.
+  package static func joining(_ folder: String, _ name: String) -> String {
+    folder.hasSuffix("/") ? folder + name : folder + "/" + name
+  }
+
+  private static func trimmingTrailingSlashes(_ path: String) -> String {
+    var trimmed = Substring(path)
+    while trimmed.count > 1, trimmed.utf8.last == UInt8(ascii: "/") { trimmed.removeLast() }
+    return String(trimmed)
+  }
+}

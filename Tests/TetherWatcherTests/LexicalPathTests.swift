@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import TetherTesting
+import TetherWatcher
+
+@Suite struct LexicalPathTests {
+  @Test(arguments: [
+    ("/a//b/./c/../d/", "/a/b/d"),
+    ("/", "/"),
+    ("//", "/"),
+    ("/..", "/"),
+    ("/a/../../b", "/b"),
+    ("a/../../b", "../b"),
+    ("./", "."),
+    ("/tmp/a b/%20.json", "/tmp/a b/%20.json"),
+  ])
+  func normalizesLikeFoundation(path: String, expected: String) {
+    #expect(LexicalPath.normalized(path) == expected)
+    if path.hasPrefix("/") {
+      #expect(URL(filePath: path).standardizedFileURL.path == expected)
+    }
+  }
+
+  @Test(arguments: [
+    ("/a/b/c", "/a/b", "c"),
+    ("/a/b/c/", "/a/b", "c"),
+    ("/a", "/", "a"),
+    ("/", "/", "/"),
+    ("name", ".", "name"),
+  ])
+  func splitsParentAndName(path: String, parent: String, name: String) {
+    #expect(LexicalPath.parent(of: path) == parent)
+    #expect(LexicalPath.name(of: path) == name)
+  }
+
+  @Test func resolvesSymlinkedFoldersAndDots() async throws {
+    try await withTemporaryDirectory { folder in
+      let real = folder.appending(path: "real")
+      try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+      let link = folder.appending(path: "link")
+      try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+      let resolvedFolder = ResolvedPath.of(path: real.path)
+      #expect(ResolvedPath.of(path: link.path + "/./x/../n.json") == resolvedFolder + "/n.json")
+    }
+  }
+}
