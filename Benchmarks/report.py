@@ -68,6 +68,11 @@ def main():
               ns("read.shared"), ns("read.mutex"), "ns", 2, "≤ 2×")
     ratio_row("withLock increment (in-memory) vs Mutex increment",
               ns("increment.shared"), ns("increment.mutex"), "ns", 2, "≤ 2×")
+    # Observation's own cost, in the same run: what any value that Observation sees must pay.
+    ratio_row("read vs Mutex<Int> read + ObservationRegistrar.access (the Observation floor)",
+              ns("read.shared"), ns("read.observed-mutex"), "ns", float("inf"), "—")
+    ratio_row("increment vs Mutex increment inside ObservationRegistrar.withMutation (floor)",
+              ns("increment.shared"), ns("increment.observed-mutex"), "ns", float("inf"), "—")
     ratio_row("withLock on a file-backed key vs in-memory key",
               ns("increment.file"), ns("increment.shared"), "ns", 1.5, "≤ 1.5×")
     writes = at("throttle.file", "writes", 100)

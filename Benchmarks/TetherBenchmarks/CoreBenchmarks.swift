@@ -1,12 +1,14 @@
 import Benchmark
 import Foundation
+import Observation
 import Synchronization
 import Tether
 import TetherFileStorage
 import TetherInMemory
 
 /// Reads and increments of a shared value, against a bare `Mutex` measured in the same run
-/// (benchmarks 1–3).
+/// (benchmarks 1–3), and against a `Mutex` that Observation sees: the least that a value which
+/// takes part in Observation can cost.
 func coreBenchmarks() {
   let mutex = Mutex(0)
   Benchmark("read.mutex", configuration: perMillion) { _ in
@@ -14,6 +16,21 @@ func coreBenchmarks() {
   }
   Benchmark("increment.mutex", configuration: perMillion) { _ in
     for _ in 0..<millionOps { mutex.withLock { $0 += 1 } }
+  }
+
+  let registrar = ObservationRegistrar()
+  let subject = ObservedCounter()
+  let valuePath = \ObservedCounter.value
+  Benchmark("read.observed-mutex", configuration: perMillion) { _ in
+    for _ in 0..<millionOps {
+      registrar.access(subject, keyPath: valuePath)
+      blackHole(mutex.withLock { $0 })
+    }
+  }
+  Benchmark("increment.observed-mutex", configuration: perMillion) { _ in
+    for _ in 0..<millionOps {
+      registrar.withMutation(of: subject, keyPath: valuePath) { mutex.withLock { $0 += 1 } }
+    }
   }
 
   let memory = Shared(wrappedValue: 0, .inMemory("benchmark.count"))
@@ -28,4 +45,9 @@ func coreBenchmarks() {
   Benchmark("increment.file", configuration: perMillion) { _ in
     for _ in 0..<millionOps { file.withLock { $0 += 1 } }
   }
+}
+
+/// The subject Observation is told about in the floor baselines.
+private final class ObservedCounter: Observable, Sendable {
+  var value: Int { 0 }
 }
