@@ -52,7 +52,7 @@ package enum LexicalPath {
 
   private static func trimmingTrailingSlashes(_ path: String) -> String {
     var trimmed = Substring(path)
-    while trimmed.count > 1, trimmed.utf8.last == UInt8(ascii: "/") { trimmed.removeLast() }
+    while trimmed.utf8.count > 1, trimmed.utf8.last == UInt8(ascii: "/") { trimmed.removeLast() }
     return String(trimmed)
   }
 }

@@ -4,16 +4,17 @@ import Synchronization
 /// `projectedValue` re-keys every copy, and `changes` streams follow the new key.
 ///
 /// Every read of a shared value passes here, so reading the current reference takes no lock:
-/// it is one atomic load of the newest node. Re-keying pushes a node and keeps the earlier ones
-/// until the cell itself goes, so a read that loaded one just before never sees it freed. An
-/// earlier reference keeps its memory only: its lifetime is let go at once, so it stops
-/// following its key and leaves the table of live references.
+/// it is one atomic load of the newest node. Re-keying keeps the earlier nodes until the cell
+/// itself goes, so a read that loaded one just before never sees it freed. An earlier reference
+/// keeps its memory only: its lifetime is let go at once, so it stops following its key and
+/// leaves the table of live references.
 package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sendable {
-  // @unchecked: `newest`, `lifetime`, `listeners` and `nextListener` are only touched while
-  // holding `lock`; `head` is atomic and only points at nodes that `newest` keeps alive.
+  // @unchecked: `newest`, `retired`, `lifetime`, `listeners` and `nextListener` are only
+  // touched while holding `lock`; `head` is atomic and only points at nodes kept alive there.
   private let head: Atomic<Unmanaged<Node>>
   private let lock = Mutex(())
   private var newest: Node
+  private var retired: [Node] = []
   private var lifetime: ReferenceLifetime?
   private var listeners: [UInt64: Listener] = [:]
   private var nextListener: UInt64 = 0
@@ -21,12 +22,7 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
 
   private final class Node: Sendable {
     let reference: Ref
-    let previous: Node?
-
-    init(_ reference: Ref, previous: Node?) {
-      self.reference = reference
-      self.previous = previous
-    }
+    init(_ reference: Ref) { self.reference = reference }
   }
 
   private struct Listener {
@@ -38,7 +34,7 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
     _ reference: Ref, lifetime: ReferenceLifetime?,
     observe: @escaping @Sendable (Ref, @escaping @Sendable (Value) -> Void) -> SharedSubscription
   ) {
-    let node = Node(reference, previous: nil)
+    let node = Node(reference)
     self.newest = node
     self.head = Atomic(Unmanaged.passUnretained(node))
     self.lifetime = lifetime
@@ -56,10 +52,17 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
     lock.withLock { _ in (newest.reference, lifetime) }
   }
 
+  /// Points every copy at what `other` holds now.
+  package func rekey(following other: ReferenceBox) {
+    let held = other.held
+    rekey(to: held.reference, lifetime: held.lifetime)
+  }
+
   /// Points every copy at `reference`; live `changes` streams move along and yield its value.
   package func rekey(to reference: Ref, lifetime: ReferenceLifetime?) {
     let released = lock.withLock { _ in
-      let node = Node(reference, previous: newest)
+      let node = Node(reference)
+      retired.append(newest)
       newest = node
       head.store(Unmanaged.passUnretained(node), ordering: .releasing)
       defer { self.lifetime = lifetime }

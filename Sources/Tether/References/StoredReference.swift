@@ -77,7 +77,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
     let subscriber = SharedSubscriber<Value>(
       callback: { result in self.finishLoad(result) },
       onLoading: { isLoading in self.setLoading(isLoading) },
-      onSaved: { self.finishSave(.success(())) })
+      onSaved: { self.saveFinished(.success(())) })
     let subscription = link.reader.subscribe(context: context, subscriber: subscriber)
     lock.withLock { self.subscription = subscription }
   }
@@ -150,7 +150,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
           })
       }
     }
-    finishSave(result)
+    saveFinished(result)
     if case .failure(let error) = result { throw error }
   }
 
@@ -206,11 +206,8 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
     return true
   }
 
+  /// Takes a save's result: success clears the errors, failure sets `saveError`.
   package func saveFinished(_ result: Result<Void, any Error>?) {
-    finishSave(result)
-  }
-
-  private func finishSave(_ result: Result<Void, any Error>?) {
     lock.withLock {
       switch result {
       case .success:

@@ -104,10 +104,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// ```
   public var projectedValue: Shared<Value> {
     get { self }
-    nonmutating set {
-      let held = newValue.box.held
-      box.rekey(to: held.reference, lifetime: held.lifetime)
-    }
+    nonmutating set { box.rekey(following: newValue.box) }
   }
 
   /// Mutates the value under the reference's lock and saves it when it changed.

@@ -89,10 +89,7 @@ public struct SharedReader<Value: Sendable>: Sendable {
   /// This reader; assigning re-keys it, and every copy of it.
   public var projectedValue: SharedReader<Value> {
     get { self }
-    nonmutating set {
-      let held = newValue.box.held
-      box.rekey(to: held.reference, lifetime: held.lifetime)
-    }
+    nonmutating set { box.rekey(following: newValue.box) }
   }
 
   /// Reloads the value from its key; rethrows the key's error (also kept in ``loadError``).
