@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// The cell that every copy of one `Shared` (or `SharedReader`) holds, so re-keying through
 /// `projectedValue` re-keys every copy, and `changes` streams follow the new key.
@@ -8,10 +8,11 @@ import Synchronization
 /// itself goes, so a read that loaded one just before never sees it freed. An earlier reference
 /// keeps its memory only: its lifetime is let go at once, so it stops following its key and
 /// leaves the table of live references.
+@usableFromInline
 package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sendable {
   // @unchecked: `newest`, `retired`, `lifetime`, `listeners` and `nextListener` are only
   // touched while holding `lock`; `head` is atomic and only points at nodes kept alive there.
-  private let head: Atomic<Unmanaged<Node>>
+  @usableFromInline let head: Atomic<Unmanaged<Node>>
   private let lock = Mutex(())
   private var newest: Node
   private var retired: [Node] = []
@@ -20,9 +21,17 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
   private var nextListener: UInt64 = 0
   private let observe: @Sendable (Ref, @escaping @Sendable (Value) -> Void) -> SharedSubscription
 
-  private final class Node: Sendable {
-    let reference: Ref
-    init(_ reference: Ref) { self.reference = reference }
+  @usableFromInline
+  final class Node: Sendable {
+    @usableFromInline let reference: Ref
+    /// The same reference when it is a stored one, so reads of it can be specialized; unmanaged
+    /// because `reference` keeps it alive, and a read then neither retains nor releases it.
+    @usableFromInline let stored: Unmanaged<StoredReference<Value>>?
+
+    init(_ reference: Ref) {
+      self.reference = reference
+      self.stored = (reference as? StoredReference<Value>).map { Unmanaged.passUnretained($0) }
+    }
   }
 
   private struct Listener {
@@ -44,6 +53,18 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
   /// The current reference.
   package var reference: Ref {
     head.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.reference }
+  }
+
+  /// Calls `stored` with the current reference when it is a stored one, `other` otherwise: a
+  /// holder's read of a stored reference is then inlined and specialized for its value's type.
+  @inlinable @inline(__always)
+  package func withCurrent<R>(
+    stored: (StoredReference<Value>) throws -> R, other: (Ref) throws -> R
+  ) rethrows -> R {
+    try head.load(ordering: .acquiring)._withUnsafeGuaranteedRef { node in
+      if let reference = node.stored { return try reference._withUnsafeGuaranteedRef(stored) }
+      return try other(node.reference)
+    }
   }
 
   /// The current reference with the lifetime that keeps it live, for a projection or another

@@ -17,8 +17,8 @@ public import Observation
 @propertyWrapper
 @dynamicMemberLookup
 public struct Shared<Value: Sendable>: Sendable {
-  package typealias Box = ReferenceBox<Value, any MutableReference<Value>>
-  package let box: Box
+  @usableFromInline package typealias Box = ReferenceBox<Value, any MutableReference<Value>>
+  @usableFromInline package let box: Box
 
   package init(reference: any MutableReference<Value>, lifetime: ReferenceLifetime?) {
     self.box = Box(reference, lifetime: lifetime) { reference, observer in
@@ -95,7 +95,10 @@ public struct Shared<Value: Sendable>: Sendable {
   }
 
   /// The current value; mutate it with ``withLock(_:)``.
-  public var wrappedValue: Value { box.reference.wrappedValue }
+  @inlinable
+  public var wrappedValue: Value {
+    box.withCurrent(stored: { $0.wrappedValue }, other: { $0.wrappedValue })
+  }
 
   /// This shared value; assigning re-keys it, and every copy of it.
   ///
@@ -116,8 +119,9 @@ public struct Shared<Value: Sendable>: Sendable {
   /// ```swift
   /// $facts.withLock { $0.append(fact) }
   /// ```
+  @inlinable
   public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    try box.reference.withLock(body)
+    try box.withCurrent(stored: { try $0.withLock(body) }, other: { try $0.withLock(body) })
   }
 
   /// Reloads the value from its key; rethrows the key's error (also kept in ``loadError``).

@@ -8,8 +8,8 @@ public import Observation
 @propertyWrapper
 @dynamicMemberLookup
 public struct SharedReader<Value: Sendable>: Sendable {
-  package typealias Box = ReferenceBox<Value, any Reference<Value>>
-  package let box: Box
+  @usableFromInline package typealias Box = ReferenceBox<Value, any Reference<Value>>
+  @usableFromInline package let box: Box
 
   package init(reference: any Reference<Value>, lifetime: ReferenceLifetime?) {
     self.box = Box(reference, lifetime: lifetime) { reference, observer in
@@ -84,7 +84,10 @@ public struct SharedReader<Value: Sendable>: Sendable {
   }
 
   /// The current value.
-  public var wrappedValue: Value { box.reference.wrappedValue }
+  @inlinable
+  public var wrappedValue: Value {
+    box.withCurrent(stored: { $0.wrappedValue }, other: { $0.wrappedValue })
+  }
 
   /// This reader; assigning re-keys it, and every copy of it.
   public var projectedValue: SharedReader<Value> {
