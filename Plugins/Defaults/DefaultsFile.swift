@@ -102,11 +102,8 @@ package final class DefaultsFile: PendingWrites, Sendable {
   }
 
   /// Queues `literal` (or the removal of the line) for key `name`.
-  func save(
-    _ name: String, literal: String?, immediately: Bool,
-    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
-  ) {
-    writer.submit([name: literal], immediately: immediately, completion: completion)
+  func save(_ name: String, literal: String?, immediately: Bool, waiter: WriteWaiter) {
+    writer.submit([name: literal], immediately: immediately, waiter: waiter)
   }
 
   package func flushNow() { writer.flushNow() }

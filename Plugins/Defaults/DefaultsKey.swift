@@ -1,4 +1,5 @@
 public import Tether
+import TetherWatcher
 
 extension SharedReaderKey {
   /// A small typed value in an INI defaults file: the Linux answer to `@AppStorage`.
@@ -104,9 +105,11 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     } catch {
       return continuation.resume(throwing: error)
     }
-    file.save(name, literal: literal, immediately: context == .userInitiated) { result in
-      continuation.resume(with: result)
-    }
+    file.save(
+      name, literal: literal, immediately: context == .userInitiated,
+      waiter: WriteWaiter(
+        group: continuation.target, completion: { continuation.resume(with: $0) },
+        superseded: { continuation.resumeSuperseded() }))
   }
 
   private func value(of lookup: DefaultsFile.Lookup) throws -> Value? {

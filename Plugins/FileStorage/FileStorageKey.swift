@@ -48,7 +48,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   /// The file, resolved through symlinks.
   public let url: URL
   private let store: FileStore<Value>
-  private let encode: @Sendable (Value) throws -> Data
+  private let encoder: FileEncoder<Value>
   private let decode: @Sendable (Data) throws -> Value
 
   /// JSON that people can read and edit: pretty-printed, keys sorted.
@@ -68,7 +68,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
     let scope = TetherScope.current
     self.store = scope.local(FileStores.self) { FileStores(scope: scope) }
       .store(path: resolved, of: Value.self, settings: settings)
-    self.encode = encode
+    self.encoder = FileEncoder(encode)
     self.decode = decode
   }
 
@@ -115,7 +115,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
 
   /// Writes the value: throttled after `withLock`, at once for `save()`.
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
-    store.save(value, context: context, encode: encode, continuation: continuation)
+    store.save(value, context: context, encoder: encoder, continuation: continuation)
   }
 }
 

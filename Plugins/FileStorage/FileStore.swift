@@ -9,8 +9,6 @@ import TetherWatcher
 /// writer's queue. An external edit wins over a pending local change, which is dropped and
 /// logged.
 final class FileStore<Value: Sendable>: PendingWrites, Sendable {
-  typealias Encode = @Sendable (Value) throws -> Data
-
   let path: String
   let settings: FileStorageSettings
 
@@ -38,7 +36,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     let state = self.state
     self.writer = ThrottledWriter(
       label: "tether.file \(path)", throttle: settings.throttle,
-      merge: { older, newer in older = newer },
+      merge: nil,
       perform: { change in
         FileStore.write(change, to: path, settings: settings, state: state)
       },
@@ -88,12 +86,14 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   // MARK: Saving
 
   func save(
-    _ value: Value, context: SaveContext, encode: @escaping Encode,
+    _ value: Value, context: SaveContext, encoder: FileEncoder<Value>,
     continuation: SaveContinuation
   ) {
     writer.submit(
-      PendingFileChange { try encode(value) }, immediately: context == .userInitiated
-    ) { result in continuation.resume(with: result) }
+      encoder.change(value), immediately: context == .userInitiated,
+      waiter: WriteWaiter(
+        group: continuation.target, completion: { continuation.resume(with: $0) },
+        superseded: { continuation.resumeSuperseded() }))
   }
 
   /// Writes one change, on the writer's queue.
@@ -187,11 +187,4 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   func markCorrupt(_ data: Data) {
     state.withLock { $0.corrupt = data }
   }
-}
-
-/// A value waiting to be written, with how to encode it. Not nested in the generic `FileStore`:
-/// a generic change type made every save look up the writer's type metadata at run time
-/// (measured: a fifth of a file-backed `withLock`).
-private struct PendingFileChange: Sendable {
-  let encode: @Sendable () throws -> Data
 }

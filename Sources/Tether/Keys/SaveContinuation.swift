@@ -41,6 +41,15 @@ public struct SaveContinuation: Sendable {
 
   /// Resumes with a result.
   public func resume(with result: Result<Void, any Error>) { box.resume(result) }
+
+  /// What this continuation tells its result to, when that is a shared value rather than a
+  /// caller: continuations of one target are told alike, so a key that merges pending saves may
+  /// keep the newest of them and let the others go with ``resumeSuperseded()``.
+  package var target: ObjectIdentifier? { box.target }
+
+  /// Resumes telling nothing: a newer continuation of the same ``target`` will tell the result
+  /// of writing this save's value, or a newer one.
+  package func resumeSuperseded() { box.supersede() }
 }
 
 /// The object whose life is the continuation's: it delivers once, or `nil` when dropped.
@@ -67,6 +76,15 @@ private final class SaveBox: Sendable {
 
   func resume(_ result: Result<Void, any Error>) {
     if once.claim() { deliver(result) }
+  }
+
+  var target: ObjectIdentifier? {
+    guard case .target(let target) = deliver else { return nil }
+    return ObjectIdentifier(target)
+  }
+
+  func supersede() {
+    _ = once.claim()
   }
 
   deinit {
