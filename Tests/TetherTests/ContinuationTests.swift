@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import Tether
 import TetherTesting
@@ -41,4 +42,31 @@ import TetherTesting
       LogCapture.messages(at: .error, containing: "twice-key")
         .contains { $0.contains("more than once") })
   }
+
+  @Test func aSupersededSaveTellsItsTargetNothingAndIsNotReportedAsDropped() {
+    let target = SaveRecorder()
+    do {
+      let continuation = SaveContinuation(subject: "superseded-key", target: target)
+      #expect(continuation.target == ObjectIdentifier(target))
+      continuation.resumeSuperseded()
+    }
+    #expect(target.results.isEmpty)
+    #expect(LogCapture.messages(at: .error, containing: "superseded-key").isEmpty)
+    let told = SaveContinuation(subject: "told-key", target: target)
+    told.resume()
+    #expect(target.results.count == 1)
+  }
+
+  @Test func aSaveTellingACallerHasNoTargetToMergeWith() {
+    let continuation = SaveContinuation("caller-key") { _ in }
+    #expect(continuation.target == nil)
+    continuation.resume()
+  }
+}
+
+/// Records the results a save continuation delivers to its target.
+private final class SaveRecorder: SaveResultTarget {
+  private let received = Mutex<[Result<Void, any Error>?]>([])
+  var results: [Result<Void, any Error>?] { received.withLock { $0 } }
+  func saveFinished(_ result: Result<Void, any Error>?) { received.withLock { $0.append(result) } }
 }

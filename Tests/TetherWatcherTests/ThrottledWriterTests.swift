@@ -1,0 +1,91 @@
+import Foundation
+import Synchronization
+import Testing
+import TetherWatcher
+
+/// What a writer wrote and what its waiters were told.
+final class WriterLog: Sendable {
+  private let state = Mutex<(written: [Int], told: [String], superseded: [String])>(([], [], []))
+
+  var written: [Int] { state.withLock { $0.written } }
+  var told: [String] { state.withLock { $0.told } }
+  var superseded: [String] { state.withLock { $0.superseded } }
+
+  /// A writer of `Int` changes that records each write; the throttle is long enough that every
+  /// change after the first waits for `flushNow()`.
+  func writer() -> ThrottledWriter<Int> {
+    ThrottledWriter(
+      label: "test.writer", throttle: .seconds(60), merge: nil,
+      perform: { change in
+        self.state.withLock { $0.written.append(change) }
+        return .written
+      },
+      recovered: {})
+  }
+
+  /// A waiter named `name`, in `group` when one is given.
+  func waiter(_ name: String, group: AnyObject? = nil) -> WriteWaiter {
+    WriteWaiter(
+      group: group.map(ObjectIdentifier.init),
+      completion: { _ in self.state.withLock { $0.told.append(name) } },
+      superseded: { self.state.withLock { $0.superseded.append(name) } })
+  }
+}
+
+@Suite struct ThrottledWriterTests {
+  final class Target: Sendable {}
+
+  @Test func aBurstOfOneGroupKeepsOnlyItsNewestWaiterUntilTheWrite() {
+    let log = WriterLog()
+    let writer = log.writer()
+    let target = Target()
+    writer.submit(0, immediately: false, waiter: log.waiter("leading", group: target))
+    for index in 1...1000 {
+      writer.submit(index, immediately: false, waiter: log.waiter("\(index)", group: target))
+    }
+    writer.flushNow()
+    #expect(log.written == [0, 1000])
+    #expect(log.told == ["leading", "1000"])
+    #expect(log.superseded.count == 999)
+    #expect(log.superseded.first == "1" && log.superseded.last == "999")
+  }
+
+  @Test func waitersWithoutAGroupAreEachToldTheirResult() {
+    let log = WriterLog()
+    let writer = log.writer()
+    writer.submit(0, immediately: false, waiter: log.waiter("leading"))
+    for index in 1...3 { writer.submit(index, immediately: false, waiter: log.waiter("\(index)")) }
+    writer.flushNow()
+    #expect(log.told == ["leading", "1", "2", "3"])
+    #expect(log.superseded.isEmpty)
+  }
+
+  @Test func interleavedGroupsEachKeepTheirNewestWaiter() {
+    let log = WriterLog()
+    let writer = log.writer()
+    let (a, b) = (Target(), Target())
+    writer.submit(0, immediately: false, waiter: log.waiter("leading"))
+    for round in 1...3 {
+      writer.submit(round, immediately: false, waiter: log.waiter("a\(round)", group: a))
+      writer.submit(round, immediately: false, waiter: log.waiter("b\(round)", group: b))
+      writer.submit(round, immediately: false, waiter: log.waiter("plain\(round)"))
+    }
+    writer.flushNow()
+    #expect(log.superseded == ["a1", "b1", "a2", "b2"])
+    #expect(Set(log.told) == ["leading", "a3", "b3", "plain1", "plain2", "plain3"])
+  }
+
+  @Test func aWaiterAlreadyToldIsNeverSupersededByTheNextBatch() {
+    let log = WriterLog()
+    let writer = log.writer()
+    let target = Target()
+    writer.submit(0, immediately: false, waiter: log.waiter("leading", group: target))
+    writer.submit(1, immediately: false, waiter: log.waiter("first", group: target))
+    writer.flushNow()
+    writer.submit(2, immediately: true, waiter: log.waiter("second", group: target))
+    writer.flushNow()
+    #expect(log.written == [0, 1, 2])
+    #expect(log.told == ["leading", "first", "second"])
+    #expect(log.superseded.isEmpty)
+  }
+}
