@@ -20,6 +20,8 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     var watch: FileWatch?
     /// What the last load read: the watcher's starting point, so it need not read again.
     var loaded: FileContent?
+    /// Where the watcher stood when `loaded` was read.
+    var loadedSince: WatchMark?
   }
 
   private struct Subscriber {
@@ -62,8 +64,12 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   /// The file's value: `nil` when there is none (missing or empty); the decoding error when its
   /// bytes are not a value (they are then backed up before a write replaces them).
   func load(decode: (Data) throws -> Value) throws -> Value? {
+    let mark = FileWatcher.shared.mark(path)
     let content = FileContent.read(path)
-    state.withLock { $0.loaded = content }
+    state.withLock { state in
+      state.loaded = content
+      state.loadedSince = mark
+    }
     switch content {
     case .missing: return nil
     case .unreadable(let error): throw error
@@ -148,9 +154,9 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
       return (id, state.watch == nil)
     }
     if needsWatch {
-      let baseline = state.withLock { $0.loaded }
-      let watch = FileWatcher.shared.watch(path, baseline: baseline) { [weak self] content in
-        self?.receive(content)
+      let (baseline, mark) = state.withLock { ($0.loaded, $0.loadedSince) }
+      let watch = FileWatcher.shared.watch(path, baseline: baseline, readSince: mark) {
+        [weak self] content in self?.receive(content)
       }
       state.withLock { state in
         if state.watch == nil && !state.subscribers.isEmpty { state.watch = watch }

@@ -47,6 +47,8 @@ package final class FileWatcher: Sendable {
     var loggedReasons: Set<String> = []
     var pollInterval: Duration = .seconds(1)
     var eventTap: (@Sendable (String) -> Void)?
+    /// Events the watcher thread has taken up, counted before it looks for their file.
+    var handledEvents: UInt64 = 0
   }
 
   let state = Mutex(State())
@@ -72,16 +74,17 @@ package final class FileWatcher: Sendable {
   /// Returns once the file is being watched, so any change after this call is delivered.
   ///
   /// `baseline` is the content the caller has just read, if it has; otherwise the watcher reads
-  /// the file once for a path it does not watch yet.
+  /// the file once for a path it does not watch yet. With the ``mark(_:)`` taken before that
+  /// read, the file is checked again only if the watcher may have missed a change since.
   package func watch(
-    _ path: String, baseline: FileContent? = nil,
+    _ path: String, baseline: FileContent? = nil, readSince mark: WatchMark? = nil,
     onChange: @escaping @Sendable (FileContent) -> Void
   ) -> FileWatch {
     let path = LexicalPath.normalized(path)
     let directory = LexicalPath.parent(of: path)
     let known = state.withLock { $0.files[path] != nil }
     let baseline = known ? nil : baseline ?? FileContent.read(path)
-    let (id, waitFor) = state.withLock { state -> (UInt64, UInt64?) in
+    let (id, waitFor, covered) = state.withLock { state -> (UInt64, UInt64?, Bool) in
       let id = state.nextSubscriber
       state.nextSubscriber += 1
       if state.files[path] == nil {
@@ -92,7 +95,7 @@ package final class FileWatcher: Sendable {
       state.files[path]?.subscribers[id] = onChange
       if let fallback = state.statistics.fallback {
         state.statistics.polledPaths[path] = fallback
-        return (id, nil)
+        return (id, nil, false)
       }
       if state.directories[directory] == nil {
         state.requested += 1
@@ -100,14 +103,33 @@ package final class FileWatcher: Sendable {
       }
       state.directories[directory, default: []].insert(path)
       let generation = state.requestedAt[directory] ?? 0
-      return (id, state.served < generation ? generation : nil)
+      // The directory's watch has stood since before the baseline was read, and the thread
+      // has taken up no event since: any later change is an event it will find this file for.
+      let covered =
+        baseline != nil && mark != nil && mark == Self.mark(directory, in: state)
+        && state.statistics.polledPaths.isEmpty
+      return (id, state.served < generation ? generation : nil, covered)
     }
     startIfNeeded()
     if let generation = waitFor { waitUntilServed(generation) }
     if state.withLock({ $0.statistics.polledPaths[path] != nil }) { startPolling() }
     // Covers a change between reading the baseline and the watch taking effect.
-    settler.dirty(path)
+    if !covered { settler.dirty(path) }
     return FileWatch(path: path, id: id, watcher: self)
+  }
+
+  /// Where the watcher stands for `path`'s directory: take it before reading a baseline to hand
+  /// to ``watch(_:baseline:readSince:onChange:)``.
+  package func mark(_ path: String) -> WatchMark? {
+    let directory = LexicalPath.parent(of: LexicalPath.normalized(path))
+    return state.withLock { Self.mark(directory, in: $0) }
+  }
+
+  private static func mark(_ directory: String, in state: State) -> WatchMark? {
+    guard let generation = state.requestedAt[directory], state.served >= generation,
+      state.statistics.fallback == nil
+    else { return nil }
+    return WatchMark(directoryGeneration: generation, handledEvents: state.handledEvents)
   }
 
   /// What the watcher is doing now.

@@ -10,6 +10,8 @@ package enum LexicalPath {
   /// LexicalPath.normalized("/a//b/./c/../d/")  // "/a/b/d"
   /// ```
   package static func normalized(_ path: String) -> String {
+    // Most paths are normalized already (each file key's is normalized at least twice).
+    if isNormalizedAbsolute(path) { return path }
     let absolute = path.utf8.first == UInt8(ascii: "/")
     var parts: [Substring] = []
     for part in path.split(separator: "/", omittingEmptySubsequences: true) {
@@ -27,6 +29,30 @@ package enum LexicalPath {
     let joined = parts.joined(separator: "/")
     if absolute { return "/" + joined }
     return joined.isEmpty ? "." : joined
+  }
+
+  /// Whether `path` is absolute and has no empty, `.` or `..` component and no trailing slash.
+  private static func isNormalizedAbsolute(_ path: String) -> Bool {
+    let slash = UInt8(ascii: "/")
+    let dot = UInt8(ascii: ".")
+    var utf8 = path.utf8.makeIterator()
+    guard utf8.next() == slash else { return false }
+    // The component being scanned: its length, and whether it is only dots so far.
+    var length = 0
+    var onlyDots = true
+    var sawComponent = false
+    while let byte = utf8.next() {
+      if byte == slash {
+        if length == 0 || onlyDots && length <= 2 { return false }
+        length = 0
+        onlyDots = true
+      } else {
+        length += 1
+        onlyDots = onlyDots && byte == dot
+        sawComponent = true
+      }
+    }
+    return !sawComponent || length > 0 && !(onlyDots && length <= 2)
   }
 
   /// The folder that holds `path`: `/` for `/a`, `.` for a bare name.

@@ -75,6 +75,9 @@ final class WatcherThread {
       sync()
       return true
     }
+    // Counted before the event's file is looked for: a file registered meanwhile sees the count
+    // move, and checks itself (see `FileWatcher.mark`).
+    watcher.state.withLock { $0.handledEvents += 1 }
     if event.has(IN_Q_OVERFLOW) {
       watcher.state.withLock { $0.statistics.overflows += 1 }
       watcher.dirtyAll()

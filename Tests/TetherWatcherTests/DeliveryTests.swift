@@ -180,3 +180,53 @@ extension DeliveryTests {
     }
   }
 }
+
+extension DeliveryTests {
+  /// A baseline read before a change the watcher then saw, for a file it did not know yet:
+  /// the watch must not trust that baseline.
+  @Test func aChangeSeenBetweenTheBaselineAndTheWatchIsDelivered() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "late.json")
+      let neighbour = folder.appending(path: "neighbour.json")
+      try Data("1".utf8).write(to: file)
+      try Data("a".utf8).write(to: neighbour)
+      let seen = Deliveries()
+      let neighbourWatch = FileWatcher.shared.watch(neighbour.path) { seen.record($0) }
+      let mark = FileWatcher.shared.mark(file.path)
+      #expect(mark != nil, "the folder is watched")
+      let baseline = FileContent.read(file.path)
+      try Data("2".utf8).write(to: file)
+      // Events are taken up in order: once the neighbour's is, so is the file's.
+      try Data("b".utf8).write(to: neighbour)
+      await expectEventually { seen.lastIs("b") }
+      let deliveries = Deliveries()
+      let watch = FileWatcher.shared.watch(file.path, baseline: baseline, readSince: mark) {
+        deliveries.record($0)
+      }
+      await expectEventually { deliveries.lastIs("2") }
+      _ = (watch, neighbourWatch)
+    }
+  }
+
+  /// The same with nothing in between: the watch takes the baseline as it is, and later edits
+  /// arrive as usual.
+  @Test func aWatchFromAnUntouchedBaselineDeliversTheNextEdit() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "quiet.json")
+      let neighbour = folder.appending(path: "neighbour.json")
+      try Data("1".utf8).write(to: file)
+      try Data("a".utf8).write(to: neighbour)
+      let neighbourWatch = FileWatcher.shared.watch(neighbour.path) { _ in }
+      let mark = FileWatcher.shared.mark(file.path)
+      let baseline = FileContent.read(file.path)
+      let deliveries = Deliveries()
+      let watch = FileWatcher.shared.watch(file.path, baseline: baseline, readSince: mark) {
+        deliveries.record($0)
+      }
+      try Data("3".utf8).write(to: file)
+      await expectEventually { deliveries.lastIs("3") }
+      #expect(deliveries.count == 1)
+      _ = (watch, neighbourWatch)
+    }
+  }
+}

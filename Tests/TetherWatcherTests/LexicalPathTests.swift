@@ -13,6 +13,14 @@ import TetherWatcher
     ("a/../../b", "../b"),
     ("./", "."),
     ("/tmp/a b/%20.json", "/tmp/a b/%20.json"),
+    ("/a/b", "/a/b"),
+    ("/a/.", "/a"),
+    ("/a/..", "/"),
+    ("/a/./b", "/a/b"),
+    ("/a/../b", "/b"),
+    ("/a/", "/a"),
+    ("/a/...", "/a/..."),
+    ("/.hidden/..b/c..", "/.hidden/..b/c.."),
   ])
   func normalizesLikeFoundation(path: String, expected: String) {
     #expect(LexicalPath.normalized(path) == expected)

@@ -7,6 +7,26 @@ package final class PersistentReferences: Sendable {
   private struct Slot: Hashable {
     let id: AnyHashable
     let valueType: ObjectIdentifier
+    // Compared first: a dictionary compares every slot on a probe's way, and comparing two
+    // `AnyHashable`s casts dynamically (measured: a fifth of starting 10,000 file keys).
+    let hash: Int
+
+    init(id: AnyHashable, valueType: ObjectIdentifier) {
+      self.id = id
+      self.valueType = valueType
+      var hasher = Hasher()
+      hasher.combine(id)
+      hasher.combine(valueType)
+      self.hash = hasher.finalize()
+    }
+
+    static func == (lhs: Slot, rhs: Slot) -> Bool {
+      lhs.hash == rhs.hash && lhs.valueType == rhs.valueType && lhs.id == rhs.id
+    }
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(hash)
+    }
   }
 
   private struct Entry {
