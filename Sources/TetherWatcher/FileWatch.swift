@@ -34,10 +34,3 @@ package final class FileWatch: Sendable {
   /// The write of `data` did not happen.
   package func writeFailed(_ data: Data) { watcher.cancelOwnWrite(path: path, data: data) }
 }
-
-/// Where the watcher stood for a directory when a file in it was read: a watch that starts from
-/// that read needs no check of its own if nothing has moved since.
-package struct WatchMark: Sendable, Equatable {
-  let directoryGeneration: UInt64
-  let handledEvents: UInt64
-}

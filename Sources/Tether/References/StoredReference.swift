@@ -288,7 +288,7 @@ package struct KeyLink<Value: Sendable>: Sendable {
 final class ObservedSubject: Observable, Sendable {
   static let shared = ObservedSubject()
 
-  @usableFromInline var value: Void { () }
+  var value: Void { () }
   var loading: Void { () }
   var loadError: Void { () }
   var saveError: Void { () }
