@@ -102,8 +102,11 @@ package final class DefaultsFile: PendingWrites, Sendable {
   }
 
   /// Queues `literal` (or the removal of the line) for key `name`.
-  func save(_ name: String, literal: String?, immediately: Bool, waiter: WriteWaiter) {
-    writer.submit([name: literal], immediately: immediately, waiter: waiter)
+  func save(
+    _ name: String, literal: String?, immediately: Bool, waiter: WriteWaiter,
+    onCaller: ((@escaping () -> Void) -> Bool)?
+  ) {
+    writer.submit([name: literal], immediately: immediately, waiter: waiter, onCaller: onCaller)
   }
 
   package func flushNow() { writer.flushNow() }
@@ -268,18 +271,31 @@ package final class DefaultsFile: PendingWrites, Sendable {
     _ = try apply([name: literal], to: path, known: nil, watch: nil)
   }
 
+  /// Opens (creating it, and its folder, when missing) the lock file beside `path`. Read-only:
+  /// closing a file opened for writing is an event for every watcher of the folder.
+  private static func openLock(for path: String) throws -> Int32 {
+    let lockPath = DefaultsName.lockPath(for: path)
+    func openLock() throws(SystemError) -> Int32 {
+      try systemCall("open", path: lockPath) {
+        open(lockPath, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
+      }
+    }
+    do {
+      return try openLock()
+    } catch  where error.code == ENOENT {
+      try FileManager.default.createDirectory(
+        atPath: LexicalPath.parent(of: path), withIntermediateDirectories: true)
+      return try openLock()
+    }
+  }
+
   /// The locked read-merge-replace; returns the document written, or `nil` when the file
   /// already said so. `known` is this process's last view: a key whose line differs from it was
   /// edited by someone else, and keeps that edit.
   private static func apply(
     _ changes: Changes, to path: String, known: Parsed?, watch: FileWatch?
   ) throws -> Parsed? {
-    try FileManager.default.createDirectory(
-      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    let lockPath = DefaultsName.lockPath(for: path)
-    let lock = try systemCall("open", path: lockPath) {
-      open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    }
+    let lock = try openLock(for: path)
     defer { close(lock) }
     try systemCall("flock", path: path) { flock(lock, LOCK_EX) }
     // An editor does not take the lock: retry when it changed the file under us.

@@ -109,7 +109,8 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
       name, literal: literal, immediately: context == .userInitiated,
       waiter: WriteWaiter(
         group: continuation.target, completion: { continuation.resume(with: $0) },
-        superseded: { continuation.resumeSuperseded() }))
+        superseded: { continuation.resumeSuperseded() }),
+      onCaller: continuation.runOnCaller)
   }
 
   private func value(of lookup: DefaultsFile.Lookup) throws -> Value? {

@@ -99,7 +99,8 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
       encoder.change(value), immediately: context == .userInitiated,
       waiter: WriteWaiter(
         group: continuation.target, completion: { continuation.resume(with: $0) },
-        superseded: { continuation.resumeSuperseded() }))
+        superseded: { continuation.resumeSuperseded() }),
+      onCaller: continuation.runOnCaller)
   }
 
   /// Writes one change, on the writer's queue.

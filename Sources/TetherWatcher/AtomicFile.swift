@@ -22,7 +22,6 @@ package enum AtomicFile {
     _ data: Data, to path: String, durable: Bool, expected: FileContent?
   ) throws {
     let folder = LexicalPath.parent(of: path)
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     var attempts = 0
     while true {
       do {
@@ -55,8 +54,12 @@ package enum AtomicFile {
     }
     var existing = stat()
     if stat(path, &existing) == 0 {
-      try systemCall("fchmod", path: temporary) { fchmod(fd, existing.st_mode & 0o7777) }
-      if geteuid() == 0 {
+      // Only when they differ from the temp file's: each change is an event for every watcher.
+      if existing.st_mode & 0o7777 != 0o600 {
+        try systemCall("fchmod", path: temporary) { fchmod(fd, existing.st_mode & 0o7777) }
+      }
+      let euid = geteuid()
+      if euid == 0, existing.st_uid != euid || existing.st_gid != getegid() {
         try systemCall("fchown", path: temporary) { fchown(fd, existing.st_uid, existing.st_gid) }
       }
     }
@@ -73,25 +76,43 @@ package enum AtomicFile {
     }
   }
 
-  /// Creates `.<name>.tether-XXXXXX` (random, `O_EXCL|O_CLOEXEC`, mode `0600`) beside `path`.
+  /// Creates `.<name>.tether-XXXXXX` (random, `O_EXCL|O_CLOEXEC`, mode `0600`) beside `path`,
+  /// and the folder when it is missing.
   private static func createTemporary(
     beside path: String, in folder: String
-  ) throws(SystemError) -> (Int32, String) {
+  ) throws -> (Int32, String) {
     let name = LexicalPath.name(of: path)
-    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    var createdFolder = false
     while true {
-      let suffix = String((0..<6).map { _ in alphabet.randomElement()! })
-      let temporary = "\(folder)/.\(name).tether-\(suffix)"
+      let temporary = "\(folder)/.\(name).tether-\(randomSuffix())"
       do {
         let fd = try systemCall("open", path: temporary) {
           open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         }
         return (fd, temporary)
-      } catch  where error.code == EEXIST {
-        continue
+      } catch {
+        // (One `catch` for both cases: two guarded ones crash the 6.3.1 compiler here.)
+        if error.code == EEXIST { continue }
+        guard error.code == ENOENT, !createdFolder else { throw error }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        createdFolder = true
       }
     }
   }
+
+  /// Six random letters and digits from one draw of the system generator (a syscall each).
+  private static func randomSuffix() -> String {
+    var bits = UInt64.random(in: .min ... .max)
+    var suffix = ""
+    for _ in 0..<6 {
+      suffix.append(alphabet[Int(bits % UInt64(alphabet.count))])
+      bits /= UInt64(alphabet.count)
+    }
+    return suffix
+  }
+
+  private static let alphabet = Array(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
   /// Removes temp files that writers of `path` left when they crashed; those of live writers
   /// (still locked) stay.

@@ -2,8 +2,10 @@ import Dispatch
 import Foundation
 
 /// The write policy both file plugins share: the first change is written at once, later changes
-/// in the throttle window merge into one trailing write; writes run on the writer's queue, never
-/// on the caller's thread; a failed change stays pending for the next change or flush.
+/// in the throttle window merge into one trailing write, run on the writer's queue, never on the
+/// caller's thread; a failed change stays pending for the next change or flush. An immediate
+/// write (`save()`) with nothing else writing may run on the caller's thread instead, as
+/// `UserDefaults.synchronize()` does: two thread hops cost as much as the write's system calls.
 // @unchecked: every `var` and the pending slot are only touched while holding `lock`.
 package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   /// What became of one write.
@@ -22,6 +24,9 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   // of a generic struct or optional looks its metadata up at run time, which cost more than the
   // rest of a save (measured with callgrind).
   private let lock = NSLock()
+  /// Held while a change is performed, so writes run one at a time and in the order they were
+  /// taken: free whenever `queued` is 0.
+  private let writing = NSLock()
   private let pendingChange = UnsafeMutablePointer<Change>.allocate(capacity: 1)
   @exclusivity(unchecked) private var hasPendingChange = false
   @exclusivity(unchecked) private var waiters: [WriteWaiter] = []
@@ -68,7 +73,13 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   package var writes: Int { lock.withLock { writeCount } }
 
   /// Takes a change and who waits for it; `immediately` writes it now instead of throttling.
-  package func submit(_ change: Change, immediately: Bool, waiter: WriteWaiter) {
+  ///
+  /// - Parameter onCaller: for an immediate write, hands the write to the calling thread to run
+  ///   once it has let go of its locks; `false` when it cannot (the write is queued instead).
+  package func submit(
+    _ change: Change, immediately: Bool, waiter: WriteWaiter,
+    onCaller: ((@escaping () -> Void) -> Bool)? = nil
+  ) {
     lock.lock()
     store(change, waiter: waiter)
     // The trailing write that is due takes this change: the common case in a burst, decided
@@ -82,9 +93,15 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     }
     timer = nil
     if !immediately { windowStart = now }
+    // Taken before `lock` is let go, so no write taken later can run first.
+    let inline = immediately && onCaller != nil && queued == 0 && writing.try()
     queued += 1
     let (due, dueWaiters) = takePending()
     lock.unlock()
+    if inline {
+      if onCaller!({ self.write(due, dueWaiters, holdingWriting: true) }) { return }
+      writing.unlock()
+    }
     queue.async { self.write(due, dueWaiters) }
   }
 
@@ -175,10 +192,12 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     }
   }
 
-  // MARK: - On the queue
+  // MARK: - On the queue (or inline)
 
-  private func write(_ change: Change, _ waiting: [WriteWaiter]) {
+  private func write(_ change: Change, _ waiting: [WriteWaiter], holdingWriting: Bool = false) {
+    if !holdingWriting { writing.lock() }
     let outcome = perform(change)
+    writing.unlock()
     let now = DispatchTime.now().uptimeNanoseconds
     lock.lock()
     queued -= 1

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import Tether
@@ -57,6 +58,21 @@ import TetherTesting
     #expect(target.results.count == 1)
   }
 
+  @Test func workHandedBackRunsOnlyOnTheCallersThreadAndOnlyBeforeItRuns() {
+    let caller = CallerWork()
+    let continuation = SaveContinuation(subject: "caller-thread-key", caller: caller) { _ in }
+    let ran = Mutex(0)
+    #expect(continuation.runOnCaller { ran.withLock { $0 += 1 } })
+    let elsewhere = Thread.result { continuation.runOnCaller {} }
+    #expect(!elsewhere, "another thread's work must be done by that thread")
+    #expect(ran.withLock { $0 } == 0, "handed-back work waits for the caller")
+    caller.run()
+    #expect(ran.withLock { $0 } == 1)
+    #expect(!continuation.runOnCaller {}, "work handed back after the run would never run")
+    #expect(!SaveContinuation("no-caller-key") { _ in }.runOnCaller {})
+    continuation.resume()
+  }
+
   @Test func aSaveTellingACallerHasNoTargetToMergeWith() {
     let continuation = SaveContinuation("caller-key") { _ in }
     #expect(continuation.target == nil)
@@ -65,6 +81,20 @@ import TetherTesting
 }
 
 /// Records the results a save continuation delivers to its target.
+extension Thread {
+  /// The result of `body` run on a new thread of its own, waited for.
+  static func result<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+    let result = Mutex<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+      result.withLock { $0 = body() }
+      done.signal()
+    }.start()
+    done.wait()
+    return result.withLock { $0! }
+  }
+}
+
 private final class SaveRecorder: SaveResultTarget {
   private let received = Mutex<[Result<Void, any Error>?]>([])
   var results: [Result<Void, any Error>?] { received.withLock { $0 } }

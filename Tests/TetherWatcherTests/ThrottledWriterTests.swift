@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TetherTesting
 import TetherWatcher
 
 /// What a writer wrote and what its waiters were told.
@@ -88,4 +89,55 @@ final class WriterLog: Sendable {
     #expect(log.told == ["leading", "first", "second"])
     #expect(log.superseded.isEmpty)
   }
+
+  @Test func anImmediateWriteHandedToTheCallerIsWrittenWhenItRunsIt() throws {
+    let log = WriterLog()
+    let writer = log.writer()
+    var handed: (() -> Void)?
+    writer.submit(1, immediately: true, waiter: log.waiter("save")) { work in
+      handed = work
+      return true
+    }
+    #expect(log.written.isEmpty, "the caller runs the write once it has let go of its locks")
+    let run = try #require(handed)
+    run()
+    // Written and told by the time the caller's call returns: no other thread took part.
+    #expect(log.written == [1])
+    #expect(log.told == ["save"])
+  }
+
+  @Test func aWriteTakenAfterTheCallersWaitsForIt() async {
+    let log = WriterLog()
+    let writer = log.writer()
+    var handed: (() -> Void)?
+    writer.submit(1, immediately: true, waiter: log.waiter("caller")) { work in
+      handed = work
+      return true
+    }
+    // Taken while the caller's write is pending: queued, and must not overtake it.
+    writer.submit(2, immediately: true, waiter: log.waiter("queued"))
+    #expect(await staysTrue(for: .milliseconds(200)) { log.written.isEmpty })
+    handed?()
+    await expectEventually("written: \(log.written)") { log.written == [1, 2] }
+  }
+
+  @Test func aCallerThatCannotTakeTheWriteHasItQueued() async {
+    let log = WriterLog()
+    let writer = log.writer()
+    writer.submit(1, immediately: true, waiter: log.waiter("save")) { _ in false }
+    await expectEventually { log.written == [1] }
+    writer.submit(2, immediately: true, waiter: log.waiter("next")) { _ in false }
+    await expectEventually("the writer was left locked") { log.written == [1, 2] }
+  }
+}
+
+/// Whether `condition` still holds after `period`, checked every millisecond: for what must not
+/// happen, given the time to.
+private func staysTrue(for period: Duration, _ condition: () -> Bool) async -> Bool {
+  let deadline = ContinuousClock.now + period
+  while ContinuousClock.now < deadline {
+    guard condition() else { return false }
+    do { try await Task.sleep(for: .milliseconds(1)) } catch { break }
+  }
+  return condition()
 }

@@ -20,11 +20,13 @@ public struct SaveContinuation: Sendable {
       })
   }
 
+  /// A continuation that hands its result to `deliver`; with `caller`, the key may hand work
+  /// back to the calling thread through ``runOnCaller(_:)``.
   package init(
-    subject: any Sendable,
+    subject: any Sendable, caller: CallerWork? = nil,
     deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void
   ) {
-    self.box = SaveBox(subject: subject, deliver: .closure(deliver))
+    self.box = SaveBox(subject: subject, deliver: .closure(deliver), caller: caller)
   }
 
   /// A continuation that reports to `target`, which it keeps alive until then: a stored
@@ -50,12 +52,20 @@ public struct SaveContinuation: Sendable {
   /// Resumes telling nothing: a newer continuation of the same ``target`` will tell the result
   /// of writing this save's value, or a newer one.
   package func resumeSuperseded() { box.supersede() }
+
+  /// Hands `work` back to the thread that called the key's `save`, to run right after that call
+  /// returns and the shared value's lock is let go; `false` (the work is not taken) when the
+  /// save has no such caller or this is not its thread.
+  package func runOnCaller(_ work: @escaping () -> Void) -> Bool {
+    box.caller?.take(work) ?? false
+  }
 }
 
 /// The object whose life is the continuation's: it delivers once, or `nil` when dropped.
 private final class SaveBox: Sendable {
   private let once: ResumeOnce
   private let deliver: Delivery
+  let caller: CallerWork?
 
   enum Delivery {
     case closure(@Sendable (Result<Void, any Error>?) -> Void)
@@ -69,9 +79,10 @@ private final class SaveBox: Sendable {
     }
   }
 
-  init(subject: any Sendable, deliver: Delivery) {
+  init(subject: any Sendable, deliver: Delivery, caller: CallerWork? = nil) {
     self.once = ResumeOnce(subject: subject, operation: "save")
     self.deliver = deliver
+    self.caller = caller
   }
 
   func resume(_ result: Result<Void, any Error>) {

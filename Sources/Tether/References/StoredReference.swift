@@ -159,15 +159,17 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   @usableFromInline
   package func save() async throws {
     let result: Result<Void, any Error>? = await withCheckedContinuation { continuation in
+      let caller = CallerWork()
       // Under the lock, so this save reaches the key in order with implicit ones.
       lock.withLock {
         guard let writer else { return continuation.resume(returning: .success(())) }
         writer.save(
           value, context: .userInitiated,
-          continuation: SaveContinuation(subject: writer) { result in
+          continuation: SaveContinuation(subject: writer, caller: caller) { result in
             continuation.resume(returning: result)
           })
       }
+      caller.run()
     }
     saveFinished(result)
     if case .failure(let error) = result { throw error }

@@ -140,6 +140,15 @@ public struct Shared<Value: Sendable>: Sendable {
   }
 
   /// Saves the value now, bypassing any throttle; rethrows the key's error.
+  ///
+  /// Like `UserDefaults.synchronize()`, the file plugins write on the calling thread when no
+  /// other write of the file is under way (readers of the value are not held up meanwhile), so
+  /// the value is on disk when this returns:
+  ///
+  /// ```swift
+  /// $settings.withLock { $0.volume = 7 }
+  /// try await $settings.save()
+  /// ```
   public func save() async throws {
     try await box.reference.save()
   }
