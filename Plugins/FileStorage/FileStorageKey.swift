@@ -46,7 +46,9 @@ extension SharedReaderKey {
 /// to `/a/b.json` are one key, and writes go through the link to its target.
 public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   /// The file, resolved through symlinks.
-  public let url: URL
+  public var url: URL { URL(filePath: path) }
+  /// Kept as a path: a `URL` made, or its path read, per key cost more than the key's own work.
+  private let path: String
   private let store: FileStore<Value>
   private let encoder: FileEncoder<Value>
   private let decode: @Sendable (Data) throws -> Value
@@ -64,7 +66,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
     decode: @escaping @Sendable (Data) throws -> Value
   ) {
     let resolved = ResolvedPath.of(url)
-    self.url = URL(filePath: resolved)
+    self.path = resolved
     let scope = TetherScope.current
     self.store = scope.local(FileStores.self) { FileStores(scope: scope) }
       .store(path: resolved, of: Value.self, settings: settings)
@@ -73,7 +75,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   }
 
   /// The resolved path.
-  public var id: FileStorageKeyID { FileStorageKeyID(path: url.path) }
+  public var id: FileStorageKeyID { FileStorageKeyID(path: path) }
 
   /// `.fileStorage(file:///…/facts.json)`.
   public var description: String { ".fileStorage(\(url.absoluteString))" }

@@ -114,13 +114,25 @@ package enum AtomicFile {
   private static let alphabet = Array(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
-  /// Removes temp files that writers of `path` left when they crashed; those of live writers
-  /// (still locked) stay.
+  /// Removes the temp files that writers left in `path`'s folder when they crashed; those of live
+  /// writers (still locked) stay. Each folder is cleaned once per process, when its first file
+  /// is opened: listing it per file made opening 10,000 files in 100 folders quadratic, and
+  /// matching each file against the listing was still a tenth of a file key's start. Ones left
+  /// later by other processes are removed by the next process that opens a file there.
   package static func removeStaleTemporaries(of path: String) {
     let folder = LexicalPath.parent(of: path)
-    let prefix = "." + LexicalPath.name(of: path) + ".tether-"
-    for name in temporaries(in: folder, removing: prefix)
-    where name.hasPrefix(prefix) && name.count == prefix.count + 6 {
+    guard cleanedFolders.withLock({ $0.insert(folder).inserted }) else { return }
+    let names: [String]
+    do {
+      names = try DirectoryListing.names(in: folder)
+    } catch {
+      // No folder yet: nothing was left in it.
+      if error.code != ENOENT {
+        FileWatcher.logger.warning("cannot look for stale temporary files in \(folder): \(error)")
+      }
+      return
+    }
+    for name in names where isTemporary(name) {
       let candidate = folder + "/" + name
       let fd = open(candidate, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
       guard fd >= 0 else { continue }
@@ -129,29 +141,20 @@ package enum AtomicFile {
     }
   }
 
-  /// Temporary files in `folder` as this process first listed it: listing a folder per opened
-  /// file made opening 10,000 files in 100 folders quadratic (a quarter of the time). Ones
-  /// left later by other processes are removed by the next process that opens the file.
-  private static func temporaries(in folder: String, removing prefix: String) -> [String] {
-    listedTemporaries.withLock { listed in
-      if listed[folder] == nil {
-        var names: [String] = []
-        do {
-          names = try DirectoryListing.names(in: folder)
-        } catch let error as SystemError where error.code == ENOENT {
-          // No folder yet: nothing was left in it.
-        } catch {
-          FileWatcher.logger.warning("cannot look for stale temporary files in \(folder): \(error)")
-        }
-        listed[folder] = names.filter { $0.contains(".tether-") }
+  /// Whether `name` is one of ours: `.<file name>.tether-XXXXXX`.
+  package static func isTemporary(_ name: String) -> Bool {
+    let marker = ".tether-"
+    guard name.hasPrefix("."), name.utf8.count > 1 + marker.utf8.count + 6 else { return false }
+    let suffix = name.utf8.suffix(marker.utf8.count + 6)
+    return suffix.starts(with: marker.utf8)
+      && suffix.dropFirst(marker.utf8.count).allSatisfy { byte in
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+          || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+          || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
       }
-      let matching = listed[folder, default: []].filter { $0.hasPrefix(prefix) }
-      listed[folder]?.removeAll { $0.hasPrefix(prefix) }
-      return matching
-    }
   }
 
-  private static let listedTemporaries = Mutex<[String: [String]]>([:])
+  private static let cleanedFolders = Mutex<Set<String>>([])
 
   /// Keeps the file at `path` as `<name>.corrupt-<UTC yyyyMMdd'T'HHmmss'Z'>` beside it (a hard
   /// link, so the bytes, mode and owner are exactly the original's); returns the backup's path.

@@ -77,6 +77,8 @@ package enum LexicalPath {
   }
 
   private static func trimmingTrailingSlashes(_ path: String) -> String {
+    // Nothing to trim, nothing to copy: the common case.
+    guard path.utf8.count > 1, path.utf8.last == UInt8(ascii: "/") else { return path }
     var trimmed = Substring(path)
     while trimmed.utf8.count > 1, trimmed.utf8.last == UInt8(ascii: "/") { trimmed.removeLast() }
     return String(trimmed)

@@ -5,7 +5,10 @@ import Glibc
 /// yet, which `resolvingSymlinksInPath` leaves alone), `.` and `..` and doubled slashes removed.
 package enum ResolvedPath {
   package static func of(_ url: URL) -> String {
-    of(path: url.path)
+    // The percent-encoded path is the plain one when nothing in it is encoded, and is had
+    // without the decoding pass (measured: `path` was a sixth of a file key's start).
+    let encoded = url.path(percentEncoded: true)
+    return of(path: encoded.utf8.contains(UInt8(ascii: "%")) ? url.path : encoded)
   }
 
   /// The resolved form of an absolute path.
@@ -30,9 +33,10 @@ package enum ResolvedPath {
   }
 
   private static func link(at path: String) -> String? {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let count = readlink(path, &buffer, buffer.count - 1)
-    guard count > 0 else { return nil }
-    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(PATH_MAX)) { buffer in
+      let count = readlink(path, buffer.baseAddress!, buffer.count)
+      guard count > 0 else { return nil }
+      return String(decoding: buffer[..<count], as: UTF8.self)
+    }
   }
 }
