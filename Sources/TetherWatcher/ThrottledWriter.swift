@@ -38,6 +38,10 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   /// Writes enqueued or running.
   @exclusivity(unchecked) private var queued = 0
   @exclusivity(unchecked) private var writeCount = 0
+  /// Changes taken to be written, and writes finished (written or not): a flush waits until
+  /// every change taken before it is finished.
+  @exclusivity(unchecked) private var takenCount = 0
+  @exclusivity(unchecked) private var finishedCount = 0
   /// Made at the first write: most files are only read, and opening 10,000 of them made 10,000
   /// queues (measured: a sixth of a file key's start).
   @exclusivity(unchecked) private var queueIfMade: DispatchQueue?
@@ -119,6 +123,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
       return lock.unlock()
     }
     let (_, superseded) = takePending()
+    finishedCount += 1  // Dropped, never to be written.
     timer = nil
     lock.unlock()
     for waiter in superseded { waiter.completion(.success(())) }
@@ -127,7 +132,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   /// Whether a change waits to be written.
   package var hasPending: Bool { lock.withLock { hasPendingChange } }
 
-  /// Writes any pending change now, on the calling thread, after the writes under way.
+  /// Writes any pending change now, on the calling thread, and waits for the writes under way.
   package func flushNow() {
     // No queue: nothing was ever queued or timed.
     let queue = lock.withLock { hasPendingChange ? makeQueue() : queueIfMade }
@@ -140,9 +145,14 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
       lock.unlock()
       write(due, dueWaiters)
     }
-    // An immediate write running on its caller's thread is waited for too.
-    writing.lock()
-    writing.unlock()
+    // A write that finishes takes the changes made meanwhile and queues them after the block
+    // above, and an immediate write may be running on its caller's thread: wait for both.
+    let taken = lock.withLock { takenCount }
+    while lock.withLock({ finishedCount < taken }) {
+      queue?.sync {}
+      writing.lock()
+      writing.unlock()
+    }
   }
 
   // MARK: - Under the lock
@@ -179,6 +189,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   /// Removes the pending change (there must be one) and its waiters.
   private func takePending() -> (Change, [WriteWaiter]) {
     hasPendingChange = false
+    takenCount += 1
     groupIndex.removeAll(keepingCapacity: true)
     defer { waiters = [] }
     return (pendingChange.move(), waiters)
@@ -217,6 +228,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     let now = DispatchTime.now().uptimeNanoseconds
     lock.lock()
     queued -= 1
+    finishedCount += 1
     var next: (Change, [WriteWaiter])?
     switch outcome {
     case .written, .superseded, .rejected:
