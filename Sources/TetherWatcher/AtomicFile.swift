@@ -84,7 +84,7 @@ package enum AtomicFile {
     let name = LexicalPath.name(of: path)
     var createdFolder = false
     while true {
-      let temporary = "\(folder)/.\(name).tether-\(randomSuffix())"
+      let temporary = "\(folder)/.\(name)\(marker)\(randomSuffix())"
       do {
         let fd = try systemCall("open", path: temporary) {
           open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -103,16 +103,18 @@ package enum AtomicFile {
   /// Six random letters and digits from one draw of the system generator (a syscall each).
   private static func randomSuffix() -> String {
     var bits = UInt64.random(in: .min ... .max)
-    var suffix = ""
+    var suffix: [UInt8] = []
     for _ in 0..<6 {
       suffix.append(alphabet[Int(bits % UInt64(alphabet.count))])
       bits /= UInt64(alphabet.count)
     }
-    return suffix
+    return String(decoding: suffix, as: UTF8.self)
   }
 
+  /// What names our temp files: `.<file name>.tether-` and six of these.
+  private static let marker = ".tether-"
   private static let alphabet = Array(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
   /// Removes the temp files that writers left in `path`'s folder when they crashed; those of live
   /// writers (still locked) stay. Each folder is cleaned once per process, when its first file
@@ -143,15 +145,10 @@ package enum AtomicFile {
 
   /// Whether `name` is one of ours: `.<file name>.tether-XXXXXX`.
   package static func isTemporary(_ name: String) -> Bool {
-    let marker = ".tether-"
     guard name.hasPrefix("."), name.utf8.count > 1 + marker.utf8.count + 6 else { return false }
     let suffix = name.utf8.suffix(marker.utf8.count + 6)
     return suffix.starts(with: marker.utf8)
-      && suffix.dropFirst(marker.utf8.count).allSatisfy { byte in
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-          || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-          || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-      }
+      && suffix.dropFirst(marker.utf8.count).allSatisfy(alphabet.contains)
   }
 
   private static let cleanedFolders = Mutex<Set<String>>([])

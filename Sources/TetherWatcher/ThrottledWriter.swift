@@ -35,13 +35,13 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   @exclusivity(unchecked) private var windowStart: UInt64?
   @exclusivity(unchecked) private var timer: UInt64?
   @exclusivity(unchecked) private var nextTimer: UInt64 = 0
-  /// Writes enqueued or running.
-  @exclusivity(unchecked) private var queued = 0
   @exclusivity(unchecked) private var writeCount = 0
-  /// Changes taken to be written, and writes finished (written or not): a flush waits until
-  /// every change taken before it is finished.
+  /// Changes taken to be written, and those finished (written, failed or dropped): a flush
+  /// waits until every change taken before it is finished.
   @exclusivity(unchecked) private var takenCount = 0
   @exclusivity(unchecked) private var finishedCount = 0
+  /// Writes enqueued or running.
+  private var queued: Int { takenCount - finishedCount }
   /// Made at the first write: most files are only read, and opening 10,000 of them made 10,000
   /// queues (measured: a sixth of a file key's start).
   @exclusivity(unchecked) private var queueIfMade: DispatchQueue?
@@ -102,7 +102,6 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     if !immediately { windowStart = now }
     // Taken before `lock` is let go, so no write taken later can run first.
     let inline = immediately && onCaller != nil && queued == 0 && writing.try()
-    queued += 1
     let (due, dueWaiters) = takePending()
     let queue = makeQueue()
     lock.unlock()
@@ -140,7 +139,6 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
       lock.lock()
       guard hasPendingChange else { return lock.unlock() }
       timer = nil
-      queued += 1
       let (due, dueWaiters) = takePending()
       lock.unlock()
       write(due, dueWaiters)
@@ -212,7 +210,6 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
       self.timer = nil
       // The trailing write closes the window: the next change is written at once.
       self.windowStart = nil
-      self.queued += 1
       let (due, dueWaiters) = self.takePending()
       self.lock.unlock()
       self.write(due, dueWaiters)
@@ -227,7 +224,6 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     writing.unlock()
     let now = DispatchTime.now().uptimeNanoseconds
     lock.lock()
-    queued -= 1
     finishedCount += 1
     var next: (Change, [WriteWaiter])?
     switch outcome {
@@ -237,7 +233,6 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
       if hasPendingChange, queued == 0, timer == nil {
         if isWindowClosed(now: now) {
           windowStart = now
-          queued += 1
           next = takePending()
         } else {
           startTimerIfNeeded(now: now)
