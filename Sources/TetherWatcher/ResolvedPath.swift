@@ -1,5 +1,6 @@
 package import Foundation
 import Glibc
+import Synchronization
 
 /// The path a file key really writes: symlinks followed (also a link whose target does not exist
 /// yet, which `resolvingSymlinksInPath` leaves alone), `.` and `..` and doubled slashes removed.
@@ -8,7 +9,7 @@ package enum ResolvedPath {
     // The percent-encoded path is the plain one when nothing in it is encoded, and is had
     // without the decoding pass (measured: `path` was a sixth of a file key's start).
     let encoded = url.path(percentEncoded: true)
-    return of(path: encoded.utf8.contains(UInt8(ascii: "%")) ? url.path : encoded)
+    return of(path: encoded.withUTF8Bytes({ $0.contains(UInt8(ascii: "%")) }) ? url.path : encoded)
   }
 
   /// The resolved form of an absolute path.
@@ -25,11 +26,40 @@ package enum ResolvedPath {
     return path
   }
 
+  /// Folders resolved before, each with the identity of the folder it resolved to.
+  private static let folders = Mutex<[String: ResolvedFolder]>([:])
+
+  private struct ResolvedFolder {
+    let path: String
+    let device: UInt64
+    let inode: UInt64
+  }
+
+  /// `path`'s folder with symlinks resolved. `realpath` reads every component's link (three to
+  /// six system calls a key); a folder resolved before costs one `stat` instead, which also
+  /// notices when a link on the way now leads to another folder.
   private static func realParent(of path: String) -> String {
     let parent = LexicalPath.parent(of: path)
+    var info = stat()
+    do {
+      try systemCall("stat", path: parent) { stat(parent, &info) }
+    } catch {
+      // No folder yet (it is made at the first write): nothing to resolve through.
+      return parent
+    }
+    let (device, inode) = (UInt64(info.st_dev), UInt64(info.st_ino))
+    if let known = folders.withLock({ $0[parent] }), known.device == device, known.inode == inode {
+      return known.path
+    }
     guard let resolved = realpath(parent, nil) else { return parent }
     defer { free(resolved) }
-    return String(cString: resolved)
+    let real = String(cString: resolved)
+    folders.withLock { folders in
+      // Bounded for processes that make keys in ever new folders (test suites).
+      if folders.count >= 4096 { folders.removeAll(keepingCapacity: true) }
+      folders[parent] = ResolvedFolder(path: real, device: device, inode: inode)
+    }
+    return real
   }
 
   private static func link(at path: String) -> String? {

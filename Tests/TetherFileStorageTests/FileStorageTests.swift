@@ -28,6 +28,24 @@ import TetherTesting
     }
   }
 
+  @Test func theDefaultCodersWritePrettySortedJSONAsTheDefaultEncoderDoes() async throws {
+    struct Point: Codable, Equatable { var y = 2, x = 1, path = "a/b" }
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "point.json")
+      @Shared(.fileStorage(url)) var point = Point()
+      $point.withLock { $0.x = 3 }
+      let expected = String(
+        decoding: try FileStorageKey<Point>.defaultEncoder.encode(Point(x: 3)), as: UTF8.self)
+      #expect(expected.contains("\n") && expected.contains("a/b"), "pretty, slashes unescaped")
+      await expectEventually { text(url) == expected }
+      // The shared coders and a key's own coders are one key and one reference.
+      @Shared(.fileStorage(url, decoder: JSONDecoder())) var same = Point()
+      #expect(same.x == 3)
+      $same.withLock { $0.y = 9 }
+      #expect(point.y == 9)
+    }
+  }
+
   @Test func anExistingFileWinsOverTheDefaultAndIsNotRewritten() async throws {
     try await withTemporaryDirectory { folder in
       let url = folder.appending(path: "count.json")

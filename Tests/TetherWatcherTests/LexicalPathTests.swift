@@ -51,4 +51,22 @@ import TetherWatcher
       #expect(ResolvedPath.of(path: link.path + "/./x/../n.json") == resolvedFolder + "/n.json")
     }
   }
+
+  @Test func aFolderLinkPointedElsewhereIsResolvedAgain() async throws {
+    try await withTemporaryDirectory { folder in
+      let first = folder.appending(path: "first")
+      let second = folder.appending(path: "second")
+      for real in [first, second] {
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+      }
+      let link = folder.appending(path: "link")
+      try FileManager.default.createSymbolicLink(at: link, withDestinationURL: first)
+      let key = link.path + "/n.json"
+      #expect(ResolvedPath.of(path: key) == ResolvedPath.of(path: first.path) + "/n.json")
+      // Resolved folders are remembered: re-pointing the link must not leave keys on the old one.
+      try FileManager.default.removeItem(at: link)
+      try FileManager.default.createSymbolicLink(at: link, withDestinationURL: second)
+      #expect(ResolvedPath.of(path: key) == ResolvedPath.of(path: second.path) + "/n.json")
+    }
+  }
 }
