@@ -26,17 +26,22 @@ package final class FileWatcher: Sendable {
 
   struct Entry {
     let directory: String
-    var subscribers: [UInt64: @Sendable (FileContent) -> Void] = [:]
+    /// Most files have one subscriber (their store): an array, not a dictionary per file.
+    var subscribers: [(id: UInt64, deliver: @Sendable (FileContent) -> Void)]
     var known: FileContent
     var ownWrites: [Data] = []
   }
 
+  struct Directory {
+    /// The watched paths in it.
+    var files: Set<String>
+    /// The request generation that first asked for it.
+    let requestedAt: UInt64
+  }
+
   struct State {
     var files: [String: Entry] = [:]
-    /// Directory → the watched paths in it.
-    var directories: [String: Set<String>] = [:]
-    /// The request generation that first asked for each directory.
-    var requestedAt: [String: UInt64] = [:]
+    var directories: [String: Directory] = [:]
     var statistics = WatcherStatistics()
     var requested: UInt64 = 0
     var served: UInt64 = 0
@@ -82,37 +87,61 @@ package final class FileWatcher: Sendable {
   ) -> FileWatch {
     let path = LexicalPath.normalized(path)
     let directory = LexicalPath.parent(of: path)
-    let known = state.withLock { $0.files[path] != nil }
-    let baseline = known ? nil : baseline ?? FileContent.read(path)
-    let (id, waitFor, covered) = state.withLock { state -> (UInt64, UInt64?, Bool) in
+    var baseline = baseline
+    if baseline == nil, !state.withLock({ $0.files[path] != nil }) {
+      baseline = FileContent.read(path)
+    }
+    // One pass under the lock, each table looked up once: this is most of a file key's start.
+    let (id, waitFor, covered, polled, start) = state.withLock {
+      state -> (UInt64, UInt64?, Bool, Bool, Bool) in
       let id = state.nextSubscriber
       state.nextSubscriber += 1
-      if state.files[path] == nil {
+      let start = !state.started
+      state.started = true
+      if let index = state.files.index(forKey: path) {
+        state.files.values[index].subscribers.append((id, onChange))
+      } else {
         // Read here only if the entry went away since the check above: a rare race.
-        state.files[path] = Entry(directory: directory, known: baseline ?? FileContent.read(path))
+        state.files[path] = Entry(
+          directory: directory, subscribers: [(id, onChange)],
+          known: baseline ?? FileContent.read(path))
         state.statistics.watchedFiles += 1
       }
-      state.files[path]?.subscribers[id] = onChange
       if let fallback = state.statistics.fallback {
         state.statistics.polledPaths[path] = fallback
-        return (id, nil, false)
+        return (id, nil, false, true, start)
       }
-      if state.directories[directory] == nil {
+      let generation: UInt64
+      if let index = state.directories.index(forKey: directory) {
+        state.directories.values[index].files.insert(path)
+        generation = state.directories.values[index].requestedAt
+      } else {
         state.requested += 1
-        state.requestedAt[directory] = state.requested
+        generation = state.requested
+        state.directories[directory] = Directory(files: [path], requestedAt: generation)
       }
-      state.directories[directory, default: []].insert(path)
-      let generation = state.requestedAt[directory] ?? 0
+      var polled = false
+      if !state.statistics.polledPaths.isEmpty {
+        // A file joining a polled folder is polled too.
+        let polledPaths = state.statistics.polledPaths
+        let siblings = state.directories[directory]?.files ?? []
+        if let reason = siblings.lazy.compactMap({ polledPaths[$0] }).first {
+          state.statistics.polledPaths[path] = reason
+          polled = true
+        }
+      }
       // The directory's watch has stood since before the baseline was read, and the thread
       // has taken up no event since: any later change is an event it will find this file for.
       let covered =
-        baseline != nil && mark != nil && mark == Self.mark(directory, in: state)
-        && state.statistics.polledPaths.isEmpty
-      return (id, state.served < generation ? generation : nil, covered)
+        baseline != nil && mark != nil && state.statistics.polledPaths.isEmpty
+        && mark == Self.mark(generation: generation, in: state)
+      return (id, state.served < generation ? generation : nil, covered, polled, start)
     }
-    startIfNeeded()
+    if start { startThread() }
     if let generation = waitFor { waitUntilServed(generation) }
-    if state.withLock({ $0.statistics.polledPaths[path] != nil }) { startPolling() }
+    if polled || waitFor != nil && state.withLock({ $0.statistics.polledPaths[path] != nil }) {
+      startPolling()
+    }
     // Covers a change between reading the baseline and the watch taking effect.
     if !covered { settler.dirty(path) }
     return FileWatch(path: path, id: id, watcher: self)
@@ -122,13 +151,13 @@ package final class FileWatcher: Sendable {
   /// to ``watch(_:baseline:readSince:onChange:)``.
   package func mark(_ path: String) -> WatchMark? {
     let directory = LexicalPath.parent(of: LexicalPath.normalized(path))
-    return state.withLock { Self.mark(directory, in: $0) }
+    return state.withLock { state in
+      state.directories[directory].flatMap { Self.mark(generation: $0.requestedAt, in: state) }
+    }
   }
 
-  private static func mark(_ directory: String, in state: State) -> WatchMark? {
-    guard let generation = state.requestedAt[directory], state.served >= generation,
-      state.statistics.fallback == nil
-    else { return nil }
+  private static func mark(generation: UInt64, in state: State) -> WatchMark? {
+    guard state.served >= generation, state.statistics.fallback == nil else { return nil }
     return WatchMark(directoryGeneration: generation, handledEvents: state.handledEvents)
   }
 
@@ -172,7 +201,7 @@ package final class FileWatcher: Sendable {
   func unsubscribe(path: String, id: UInt64) {
     let removedDirectory = state.withLock { state -> Bool in
       guard var entry = state.files[path] else { return false }
-      entry.subscribers[id] = nil
+      entry.subscribers.removeAll { $0.id == id }
       guard entry.subscribers.isEmpty else {
         state.files[path] = entry
         return false
@@ -180,10 +209,9 @@ package final class FileWatcher: Sendable {
       state.files[path] = nil
       state.statistics.watchedFiles -= 1
       state.statistics.polledPaths[path] = nil
-      state.directories[entry.directory]?.remove(path)
-      guard state.directories[entry.directory]?.isEmpty == true else { return false }
+      state.directories[entry.directory]?.files.remove(path)
+      guard state.directories[entry.directory]?.files.isEmpty == true else { return false }
       state.directories[entry.directory] = nil
-      state.requestedAt[entry.directory] = nil
       state.requested += 1
       return true
     }
@@ -230,7 +258,7 @@ package final class FileWatcher: Sendable {
         return []
       }
       state.files[path] = entry
-      return Array(entry.subscribers.values)
+      return entry.subscribers.map(\.deliver)
     }
     for subscriber in subscribers { subscriber(content) }
   }
@@ -238,19 +266,15 @@ package final class FileWatcher: Sendable {
   /// Marks every watched file as possibly changed (after an overflow or a rebuild).
   func dirtyAll(under directory: String? = nil) {
     let paths = state.withLock { state in
-      directory.map { Array(state.directories[$0] ?? []) } ?? Array(state.files.keys)
+      directory.map { Array(state.directories[$0]?.files ?? []) } ?? Array(state.files.keys)
     }
     for path in paths { settler.dirty(path) }
   }
 
   // MARK: - The thread
 
-  private func startIfNeeded() {
-    let start = state.withLock { state in
-      defer { state.started = true }
-      return !state.started
-    }
-    guard start else { return }
+  /// Starts the watcher thread: once, by the first watch.
+  private func startThread() {
     do {
       let file = try ControlFile()
       control.withLock { $0 = file }
@@ -315,7 +339,7 @@ package final class FileWatcher: Sendable {
   /// Polls the files in `directory`.
   func poll(directory: String, because reason: PollReason) {
     state.withLock { state in
-      for path in state.directories[directory] ?? [] {
+      for path in state.directories[directory]?.files ?? [] {
         state.statistics.polledPaths[path] = reason
       }
     }
@@ -326,7 +350,7 @@ package final class FileWatcher: Sendable {
   /// Stops polling the files in `directory`: inotify serves it again.
   func unpoll(directory: String) {
     state.withLock { state in
-      for path in state.directories[directory] ?? [] {
+      for path in state.directories[directory]?.files ?? [] {
         state.statistics.polledPaths[path] = nil
       }
     }

@@ -114,7 +114,9 @@ final class WatcherThread {
       (
         Set(
           state.directories.keys.filter { directory in
-            state.directories[directory]?.contains { state.statistics.polledPaths[$0] == nil }
+            state.directories[directory]?.files.contains {
+              state.statistics.polledPaths[$0] == nil
+            }
               ?? false
           }), state.requested
       )

@@ -79,22 +79,24 @@ enum Helper {
     _ = watches
   }
 
-  /// Watches `data.json` in each folder, rewrites each, and returns how many changes arrived
-  /// within 10 seconds, with the watches (still live, for the report).
+  /// Watches `data.json` in each folder, then `more.json` beside it (so it joins a folder that
+  /// may be polled already), rewrites both, and returns how many changes arrived within 10
+  /// seconds, with the watches (still live, for the report).
   static func watchAndChange(folders: [String]) -> (Int, [FileWatch]) {
     let delivered = DispatchSemaphore(value: 0)
     var watches: [FileWatch] = []
-    for folder in folders {
-      make(folder)
-      write("\(folder)/data.json", "1")
+    let files = folders.flatMap { ["\($0)/data.json", "\($0)/more.json"] }
+    for file in files {
+      make(LexicalPath.parent(of: file))
+      write(file, "1")
       watches.append(
-        FileWatcher.shared.watch("\(folder)/data.json") { content in
+        FileWatcher.shared.watch(file) { content in
           if content == .data(Data("2".utf8)) { delivered.signal() }
         })
     }
-    for folder in folders { write("\(folder)/data.json", "2") }
+    for file in files { write(file, "2") }
     var count = 0
-    for _ in folders where delivered.wait(timeout: .now() + 10) == .success { count += 1 }
+    for _ in files where delivered.wait(timeout: .now() + 10) == .success { count += 1 }
     return (count, watches)
   }
 
