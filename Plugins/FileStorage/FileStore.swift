@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Tether
 import TetherWatcher
 
@@ -9,27 +10,15 @@ import TetherWatcher
 /// writer's queue. An external edit wins over a pending local change, which is dropped and
 /// logged.
 final class FileStore<Value: Sendable>: PendingWrites, Sendable {
+  private typealias State = FileStoreState
+
   let path: String
   let settings: FileStorageSettings
 
-  private struct State {
-    /// Bytes that failed to decode: kept as a backup before anything replaces them.
-    var corrupt: Data?
-    var subscribers: [UInt64: Subscriber] = [:]
-    var nextSubscriber: UInt64 = 0
-    var watch: FileWatch?
-    /// What the last load read: the watcher's starting point, so it need not read again.
-    var loaded: FileContent?
-    /// Where the watcher stood when `loaded` was read.
-    var loadedSince: WatchMark?
-  }
-
-  private struct Subscriber {
-    let deliver: @Sendable (FileContent) -> Void
-    let saved: @Sendable () -> Void
-  }
-
-  private let state = LockedState(State())
+  private let state = LockedState(FileStoreState())
+  private let scope: TetherScope
+  /// Whether flushes know of this store: from its first save on (most files are only read).
+  private let registered = Atomic(false)
   private let writer: ThrottledWriter<PendingFileChange>
 
   init(path: String, settings: FileStorageSettings, scope: TetherScope) {
@@ -44,10 +33,10 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
       },
       recovered: {
         // A change kept after a failure has no caller left to tell: tell the holders.
-        for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.saved() }
+        for subscriber in state.withLock({ $0.subscribers }) { subscriber.saved() }
       })
+    self.scope = scope
     AtomicFile.removeStaleTemporaries(of: path)
-    PendingWritesRegistry.register(self, scope: scope)
   }
 
   deinit {
@@ -66,25 +55,28 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   func load(decode: (Data) throws -> Value) throws -> Value? {
     let mark = FileWatcher.shared.mark(path)
     let content = FileContent.read(path)
-    state.withLock { state in
-      state.loaded = content
-      state.loadedSince = mark
+    guard case .data(let data) = content, !data.isEmpty else {
+      state.withLock { state in
+        state.loaded = content
+        state.loadedSince = mark
+      }
+      if case .unreadable(let error) = content { throw error }
+      return nil
     }
-    switch content {
-    case .missing: return nil
-    case .unreadable(let error): throw error
-    case .data(let data): return try decoded(data, decode)
-    }
-  }
-
-  private func decoded(_ data: Data, _ decode: (Data) throws -> Value) throws -> Value? {
-    guard !data.isEmpty else { return nil }
     do {
       let value = try decode(data)
-      state.withLock { $0.corrupt = nil }
+      state.withLock { state in
+        state.loaded = content
+        state.loadedSince = mark
+        state.corrupt = nil
+      }
       return value
     } catch {
-      state.withLock { $0.corrupt = data }
+      state.withLock { state in
+        state.loaded = content
+        state.loadedSince = mark
+        state.corrupt = data
+      }
       throw error
     }
   }
@@ -95,6 +87,11 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     _ value: Value, context: SaveContext, encoder: FileEncoder<Value>,
     continuation: SaveContinuation
   ) {
+    if !registered.load(ordering: .relaxed),
+      registered.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+    {
+      PendingWritesRegistry.register(self, scope: scope)
+    }
     writer.submit(
       encoder.change(value), immediately: context == .userInitiated,
       waiter: WriteWaiter(
@@ -106,7 +103,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   /// Writes one change, on the writer's queue.
   private static func write(
     _ change: PendingFileChange, to path: String, settings: FileStorageSettings,
-    state: LockedState<State>
+    state: LockedState<FileStoreState>
   ) -> ThrottledWriter<PendingFileChange>.Outcome {
     let data: Data
     do {
@@ -151,7 +148,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     let (id, needsWatch) = state.withLock { state in
       let id = state.nextSubscriber
       state.nextSubscriber += 1
-      state.subscribers[id] = Subscriber(deliver: deliver, saved: saved)
+      state.subscribers.append(FileStoreSubscriber(id: id, deliver: deliver, saved: saved))
       return (id, state.watch == nil)
     }
     if needsWatch {
@@ -166,7 +163,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     return SharedSubscription { [weak self] in
       guard let self else { return }
       let watch = self.state.withLock { state -> FileWatch? in
-        state.subscribers[id] = nil
+        state.subscribers.removeAll { $0.id == id }
         guard state.subscribers.isEmpty else { return nil }
         defer { state.watch = nil }
         return state.watch
@@ -185,7 +182,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     }
     let subscribers = state.withLock { state in
       if case .data(let data) = content, data != state.corrupt { state.corrupt = nil }
-      return Array(state.subscribers.values)
+      return state.subscribers
     }
     for subscriber in subscribers { subscriber.deliver(content) }
   }
@@ -194,4 +191,24 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   func markCorrupt(_ data: Data) {
     state.withLock { $0.corrupt = data }
   }
+}
+
+/// A file store's state; not nested in the generic store, whose nested types would have their
+/// metadata looked up at run time on every use.
+private struct FileStoreState {
+  /// Bytes that failed to decode: kept as a backup before anything replaces them.
+  var corrupt: Data?
+  var subscribers: [FileStoreSubscriber] = []
+  var nextSubscriber: UInt64 = 0
+  var watch: FileWatch?
+  /// What the last load read: the watcher's starting point, so it need not read again.
+  var loaded: FileContent?
+  /// Where the watcher stood when `loaded` was read.
+  var loadedSince: WatchMark?
+}
+
+private struct FileStoreSubscriber {
+  let id: UInt64
+  let deliver: @Sendable (FileContent) -> Void
+  let saved: @Sendable () -> Void
 }
