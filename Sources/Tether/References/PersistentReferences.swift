@@ -54,8 +54,7 @@ package final class PersistentReferences: Sendable {
       if let writer { live.reference.adopt(writer: writer) }
       return live
     }
-    let link = KeyLink(reader: reader, writer: writer, initialValue: initialValue())
-    let created = StoredReference(link: link, initialValue: link.initialValue)
+    let created = StoredReference(reader: reader, writer: writer, initialValue: initialValue())
     created.start(skipInitialLoad: skipInitialLoad)
     let lifetime = ReferenceLifetime(reference: created) { [weak self] in
       created.stop()

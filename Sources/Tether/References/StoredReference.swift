@@ -20,7 +20,21 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   // rather than through the globals' once-guards.
   @usableFromInline let subject = ObservedSubject.shared
   @usableFromInline let valuePath = ObservedSubject.valuePath
-  private let link: KeyLink<Value>?
+  /// The key and default of a keyed reference (`nil` for a plain value). An object rather than
+  /// an optional generic struct: unspecialized code looked up the struct's metadata at every
+  /// use (five a key), where an object's fields are reached through the object itself.
+  private let keyed: Keyed?
+
+  private final class Keyed: Sendable {
+    let reader: any SharedReaderKey<Value>
+    /// What "no stored value" stands for: the holder's default.
+    let initialValue: Value
+
+    init(reader: any SharedReaderKey<Value>, initialValue: Value) {
+      self.reader = reader
+      self.initialValue = initialValue
+    }
+  }
   private let isEqual: ((Value, Value) -> Bool)?
   // Unchecked: guarded by `lock`, and `withLock` mutates a copy, so the runtime's exclusivity
   // bookkeeping (a thread-local set per access) only costs time here.
@@ -41,16 +55,19 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   /// A plain shared value, with no key.
   package init(value: Value) {
     self.value = value
-    self.link = nil
+    self.keyed = nil
     self.isEqual = Equality.comparer(for: Value.self)
   }
 
-  /// A value stored by `link`'s key; call ``start(skipInitialLoad:)`` before publishing it.
-  package init(link: KeyLink<Value>, initialValue: Value) {
+  /// A value stored by `reader`'s key, saved through `writer` (`nil` for a read-only key);
+  /// call ``start(skipInitialLoad:)`` before publishing it.
+  package init(
+    reader: any SharedReaderKey<Value>, writer: (any SharedKey<Value>)?, initialValue: Value
+  ) {
     self.value = initialValue
-    self.link = link
-    self.writer = link.writer
-    if let writer = link.writer { self.saveSubject = KeyDescription(writer) }
+    self.keyed = Keyed(reader: reader, initialValue: initialValue)
+    self.writer = writer
+    if let writer { self.saveSubject = KeyDescription(writer) }
     self.isEqual = Equality.comparer(for: Value.self)
   }
 
@@ -67,13 +84,14 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
 
   /// Runs the key's initial load and subscribes to its changes.
   package func start(skipInitialLoad: Bool) {
-    guard let link else { return }
-    let context = LoadContext.initialValue(link.initialValue)
+    guard let keyed else { return }
+    let reader = keyed.reader
+    let context = LoadContext.initialValue(keyed.initialValue)
     if !skipInitialLoad {
       lock.withLock { loading = true }
-      link.reader.load(
+      reader.load(
         context: context,
-        continuation: LoadContinuation(subject: link.reader) { result in
+        continuation: LoadContinuation(subject: reader) { result in
           self.finishLoad(result)
         })
     }
@@ -81,7 +99,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
       callback: { result in self.finishLoad(result) },
       onLoading: { isLoading in self.setLoading(isLoading) },
       onSaved: { self.saveFinished(.success(())) })
-    let subscription = link.reader.subscribe(context: context, subscriber: subscriber)
+    let subscription = reader.subscribe(context: context, subscriber: subscriber)
     lock.withLock { self.subscription = subscription }
   }
 
@@ -115,7 +133,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   /// same id: saves then go to `writer`.
   package func adopt(writer: any SharedKey<Value>) {
     lock.withLock {
-      guard link != nil, self.writer == nil else { return }
+      guard keyed != nil, self.writer == nil else { return }
       self.writer = writer
       self.saveSubject = KeyDescription(writer)
     }
@@ -143,12 +161,12 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
 
   @usableFromInline
   package func load() async throws {
-    guard let link else { return }
+    guard let reader = keyed?.reader else { return }
     setLoading(true)
     let result: Result<Value?, any Error>? = await withCheckedContinuation { continuation in
-      link.reader.load(
+      reader.load(
         context: .userInitiated,
-        continuation: LoadContinuation(subject: link.reader) { result in
+        continuation: LoadContinuation(subject: reader) { result in
           continuation.resume(returning: result)
         })
     }
@@ -198,7 +216,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
     lock.withLock {
       switch result {
       case .success(let loaded):
-        if let link { commit(loaded ?? link.initialValue) }
+        if let keyed { commit(loaded ?? keyed.initialValue) }
         setLoadError(nil)
       case .failure(let error):
         setLoadError(error)
@@ -212,8 +230,8 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   @usableFromInline
   package var description: String {
     lock.withLock {
-      guard let link else { return "value: \(value)" }
-      return String(describing: link.reader)
+      guard let reader = keyed?.reader else { return "value: \(value)" }
+      return String(describing: reader)
     }
   }
 
@@ -266,21 +284,6 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
     registrar.withMutation(of: subject, keyPath: ObservedSubject.saveErrorPath) {
       lastSaveError = error
     }
-  }
-}
-
-/// What ties a stored reference to its key: the key erased to its capabilities.
-package struct KeyLink<Value: Sendable>: Sendable {
-  package var reader: any SharedReaderKey<Value>
-  package let writer: (any SharedKey<Value>)?
-  package let initialValue: Value
-
-  package init(
-    reader: any SharedReaderKey<Value>, writer: (any SharedKey<Value>)?, initialValue: Value
-  ) {
-    self.reader = reader
-    self.writer = writer
-    self.initialValue = initialValue
   }
 }
 
