@@ -122,8 +122,15 @@ package enum AtomicFile {
   /// matching each file against the listing was still a tenth of a file key's start. Ones left
   /// later by other processes are removed by the next process that opens a file there.
   package static func removeStaleTemporaries(of path: String) {
-    let folder = LexicalPath.parent(of: path)
-    guard cleanedFolders.withLock({ $0.insert(folder).inserted }) else { return }
+    let newFolder = cleanedFolders.withLock { cleaned -> String? in
+      // Files are mostly opened folder by folder: the last folder is checked without making
+      // the path's parent and hashing it (measured: 3% of a file key's start).
+      if LexicalPath.isDirectChild(path, of: cleaned.last) { return nil }
+      let folder = LexicalPath.parent(of: path)
+      cleaned.last = folder
+      return cleaned.folders.insert(folder).inserted ? folder : nil
+    }
+    guard let folder = newFolder else { return }
     let names: [String]
     do {
       names = try DirectoryListing.names(in: folder)
@@ -151,7 +158,13 @@ package enum AtomicFile {
       && suffix.dropFirst(marker.utf8.count).allSatisfy(alphabet.contains)
   }
 
-  private static let cleanedFolders = Mutex<Set<String>>([])
+  private static let cleanedFolders = Mutex(CleanedFolders())
+
+  private struct CleanedFolders {
+    var folders: Set<String> = []
+    /// The folder of the last call.
+    var last = ""
+  }
 
   /// Keeps the file at `path` as `<name>.corrupt-<UTC yyyyMMdd'T'HHmmss'Z'>` beside it (a hard
   /// link, so the bytes, mode and owner are exactly the original's); returns the backup's path.

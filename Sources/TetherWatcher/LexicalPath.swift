@@ -78,6 +78,22 @@ package enum LexicalPath {
     return tail.isEmpty ? "/" : tail
   }
 
+  /// Whether `path` names an entry right inside `folder` (both normalized): `/a/b` is in `/a`,
+  /// `/a/b/c` and `/ab` are not.
+  package static func isDirectChild(_ path: String, of folder: String) -> Bool {
+    path.withUTF8Bytes { path in
+      folder.withUTF8Bytes { folder in
+        let slash = UInt8(ascii: "/")
+        guard folder.count > 0 else { return false }
+        // The root's children follow its own slash; any other folder's follow one more.
+        let start = folder.count == 1 && folder[0] == slash ? 1 : folder.count + 1
+        guard path.count > start, path.starts(with: folder) else { return false }
+        guard start == 1 || path[folder.count] == slash else { return false }
+        return !path[start...].contains(slash)
+      }
+    }
+  }
+
   /// `name` inside `folder`, with one slash between them.
   package static func joining(_ folder: String, _ name: String) -> String {
     folder.hasSuffix("/") ? folder + name : folder + "/" + name

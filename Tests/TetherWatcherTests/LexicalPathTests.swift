@@ -41,6 +41,21 @@ import TetherWatcher
     #expect(LexicalPath.name(of: path) == name)
   }
 
+  @Test(arguments: [
+    ("/a/b", "/a", true),
+    ("/a/b/c", "/a", false),
+    ("/ab", "/a", false),
+    ("/a", "/a", false),
+    ("/a/", "/a", false),
+    ("/x", "/", true),
+    ("/x/y", "/", false),
+    ("/a/b", "", false),
+  ])
+  func knowsADirectChild(path: String, folder: String, isChild: Bool) {
+    #expect(LexicalPath.isDirectChild(path, of: folder) == isChild)
+    #expect(isChild == (!folder.isEmpty && LexicalPath.parent(of: path) == folder))
+  }
+
   @Test func resolvesSymlinkedFoldersAndDots() async throws {
     try await withTemporaryDirectory { folder in
       let real = folder.appending(path: "real")
