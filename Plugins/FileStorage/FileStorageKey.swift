@@ -29,10 +29,7 @@ extension SharedReaderKey {
   /// starting a file key).
   public static func fileStorage<V: Codable & Sendable>(_ url: URL) -> Self
   where Self == FileStorageKey<V> {
-    FileStorageKey(
-      url: url, settings: .default,
-      encode: { try DefaultCoders.encoder.encode($0) },
-      decode: { try DefaultCoders.decoder.decode(V.self, from: $0) })
+    fileStorage(url, encoder: DefaultCoders.encoder, decoder: DefaultCoders.decoder)
   }
 
   /// A value stored in a file with your own encoding.

@@ -56,28 +56,28 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     let mark = FileWatcher.shared.mark(path)
     let content = FileContent.read(path)
     guard case .data(let data) = content, !data.isEmpty else {
-      state.withLock { state in
-        state.loaded = content
-        state.loadedSince = mark
-      }
+      remember(content, since: mark)
       if case .unreadable(let error) = content { throw error }
       return nil
     }
     do {
       let value = try decode(data)
-      state.withLock { state in
-        state.loaded = content
-        state.loadedSince = mark
-        state.corrupt = nil
-      }
+      remember(content, since: mark, corrupt: nil)
       return value
     } catch {
-      state.withLock { state in
-        state.loaded = content
-        state.loadedSince = mark
-        state.corrupt = data
-      }
+      remember(content, since: mark, corrupt: data)
       throw error
+    }
+  }
+
+  /// Notes what a load read and where the watcher stood then (in one lock). When it read bytes,
+  /// `corrupt` is them if they did not decode — kept to be backed up before a write replaces
+  /// them — and `nil` if they did.
+  private func remember(_ content: FileContent, since mark: WatchMark?, corrupt: Data? = nil) {
+    state.withLock { state in
+      state.loaded = content
+      state.loadedSince = mark
+      if case .data(let data) = content, !data.isEmpty { state.corrupt = corrupt }
     }
   }
 

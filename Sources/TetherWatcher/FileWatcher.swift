@@ -112,23 +112,24 @@ package final class FileWatcher: Sendable {
         return (id, nil, false, true, start)
       }
       let generation: UInt64
+      var polled = false
       if let index = state.directories.index(forKey: directory) {
+        // A file joining a polled folder is polled too. (Checked only when something is
+        // polled: a copy of the folder's set held across the insert below would copy it.)
+        if !state.statistics.polledPaths.isEmpty {
+          let polledPaths = state.statistics.polledPaths
+          let files = state.directories.values[index].files
+          if let reason = files.lazy.compactMap({ polledPaths[$0] }).first {
+            state.statistics.polledPaths[path] = reason
+            polled = true
+          }
+        }
         state.directories.values[index].files.insert(path)
         generation = state.directories.values[index].requestedAt
       } else {
         state.requested += 1
         generation = state.requested
         state.directories[directory] = Directory(files: [path], requestedAt: generation)
-      }
-      var polled = false
-      if !state.statistics.polledPaths.isEmpty {
-        // A file joining a polled folder is polled too.
-        let polledPaths = state.statistics.polledPaths
-        let siblings = state.directories[directory]?.files ?? []
-        if let reason = siblings.lazy.compactMap({ polledPaths[$0] }).first {
-          state.statistics.polledPaths[path] = reason
-          polled = true
-        }
       }
       // The directory's watch has stood since before the baseline was read, and the thread
       // has taken up no event since: any later change is an event it will find this file for.
@@ -139,6 +140,7 @@ package final class FileWatcher: Sendable {
     }
     if start { startThread() }
     if let generation = waitFor { waitUntilServed(generation) }
+    // A folder the thread has just served may have had to be polled.
     if polled || waitFor != nil && state.withLock({ $0.statistics.polledPaths[path] != nil }) {
       startPolling()
     }
