@@ -93,7 +93,8 @@ private struct Checks: Sendable {
   }
 
   func eventually(_ comment: Comment, _ condition: () -> Bool) async {
-    await expectEventually(timeout: .seconds(5), comment, sourceLocation: sourceLocation, condition)
+    await expectEventually(
+      timeout: .seconds(30), comment, sourceLocation: sourceLocation, condition)
   }
 
   func registered() throws {

@@ -1,7 +1,11 @@
 public import Foundation
 public import Testing
+import Tether
 
 /// Runs `body` with a new, empty folder that is removed afterwards.
+///
+/// The current scope's pending writes are flushed before the folder goes, so a throttled
+/// trailing write cannot land in it later (which would recreate it).
 ///
 /// ```swift
 /// try await withTemporaryDirectory { folder in
@@ -19,12 +23,17 @@ public func withTemporaryDirectory<R>(
   let folder = URL(filePath: NSTemporaryDirectory(), directoryHint: .isDirectory)
     .appending(path: "tether-\(UUID().uuidString)", directoryHint: .isDirectory)
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-  defer {
-    do {
-      try FileManager.default.removeItem(at: folder)
-    } catch {
-      Issue.record("could not remove \(folder.path): \(error)", sourceLocation: sourceLocation)
-    }
+  let result: Result<R, any Error>
+  do {
+    result = .success(try await body(folder))
+  } catch {
+    result = .failure(error)
   }
-  return try await body(folder)
+  await TetherSystem.flush()
+  do {
+    try FileManager.default.removeItem(at: folder)
+  } catch {
+    Issue.record("could not remove \(folder.path): \(error)", sourceLocation: sourceLocation)
+  }
+  return try result.get()
 }

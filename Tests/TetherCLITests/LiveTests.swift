@@ -55,10 +55,10 @@ final class RunningTether: Sendable {
         ["watch", "--config", shippedConfig, "favoriteFacts"], home: home)
       defer { watch.process.interrupt() }
       // It says so once its watch is live.
-      await expectEventually(timeout: .seconds(10)) { watch.errorText.contains("watching") }
+      await expectEventually(timeout: .seconds(30)) { watch.errorText.contains("watching") }
       let facts = #"[{"number":7,"text":"seven"}]"#
       _ = try await tether(["set", "--config", shippedConfig, "favoriteFacts", facts], home: home)
-      await expectEventually(timeout: .seconds(5)) { watch.text.contains("seven") }
+      await expectEventually(timeout: .seconds(30)) { watch.text.contains("seven") }
       #expect(watch.text.contains("favoriteFacts \(facts)"), "\(watch.text)")
       watch.process.interrupt()
       #expect(await watch.finish() == 0, "SIGINT ends watch with 0")
@@ -79,10 +79,10 @@ final class RunningTether: Sendable {
       #expect((favorites as? [Any])?.count == 1)
 
       let second = try RunningTether(["demo", "--config", shippedConfig], home: home)
-      await expectEventually(timeout: .seconds(10)) { second.text.contains("count: 2 ·") }
+      await expectEventually(timeout: .seconds(30)) { second.text.contains("count: 2 ·") }
       let set = try await tether(["set", "--config", shippedConfig, "count", "42"], home: home)
       #expect(set.status == 0, "\(set.errors)")
-      await expectEventually(timeout: .seconds(5)) {
+      await expectEventually(timeout: .seconds(30)) {
         second.text.contains("count changed outside: 42")
       }
       second.send("quit")

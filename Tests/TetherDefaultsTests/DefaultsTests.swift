@@ -6,7 +6,7 @@ import Tether
 import TetherDefaults
 import TetherTesting
 
-@Suite(.timeLimit(.minutes(2))) struct DefaultsTests {
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct DefaultsTests {
   @Test func conformance() async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "defaults.ini")
@@ -57,7 +57,7 @@ import TetherTesting
         #expect(contents(file).contains("count = 6"))
         #expect(contents(registration) == "count = 5\n[ui]\ntheme = blue\n", "never written")
         try edit(file, "count", nil)
-        await expectEventually { count == 5 }
+        await expectEventually(timeout: .seconds(30)) { count == 5 }
       }
     }
   }
@@ -71,7 +71,7 @@ import TetherTesting
         @Shared(.registered("other")) var other = 0
         #expect(count == 3)
         try edit(file, "count", "three")
-        await expectEventually { $count.loadError != nil }
+        await expectEventually(timeout: .seconds(30)) { $count.loadError != nil }
         #expect(count == 10)
         #expect(
           ($count.loadError as? TetherError)?.description
@@ -105,11 +105,11 @@ import TetherTesting
         context: .userInitiated,
         subscriber: SharedSubscriber { _ in seenB.withLock { $0 += 1 } })
       try edit(file, "a", "2")
-      await expectEventually { seenA.withLock { $0 } == 1 }
+      await expectEventually(timeout: .seconds(30)) { seenA.withLock { $0 } == 1 }
       try edit(file, "b", "2")
-      await expectEventually { seenB.withLock { $0 } >= 1 }
+      await expectEventually(timeout: .seconds(30)) { seenB.withLock { $0 } >= 1 }
       try edit(file, "a", "3")
-      await expectEventually { seenA.withLock { $0 } >= 2 }
+      await expectEventually(timeout: .seconds(30)) { seenA.withLock { $0 } >= 2 }
       // Each was woken by its own edits only: a twice, b once.
       #expect(seenA.withLock { $0 } == 2)
       #expect(seenB.withLock { $0 } == 1)

@@ -11,7 +11,7 @@ enum Level: Int, Sendable {
 }
 
 /// Every supported type, written to a real file and read back in a fresh bootstrap.
-@Suite(.timeLimit(.minutes(2))) struct RoundTripTests {
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct RoundTripTests {
   /// Writes `value` under `name`, flushes, and reads it back in a new bootstrap.
   func roundTrip<V: Sendable>(
     _ value: V, _ name: String = "value", in folder: URL, initial: V

@@ -8,7 +8,7 @@ import TetherTesting
 
 /// What Foundation's `UserDefaults` gets wrong on Linux (measured in the research notes), each
 /// shown not to happen here.
-@Suite(.timeLimit(.minutes(2))) struct UserDefaultsDefectTests {
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct UserDefaultsDefectTests {
   @Test func aValueSetWithoutSynchronizeSurvivesTheProcess() async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "defaults.ini")
@@ -80,7 +80,7 @@ import TetherTesting
         fired.withLock { $0 += 1 }
       }
       try edit(store.file, "count", "2")
-      await expectEventually { fired.withLock { $0 } == 2 }
+      await expectEventually(timeout: .seconds(30)) { fired.withLock { $0 } == 2 }
       #expect(count.wrappedValue == 2)
     }
   }
@@ -91,7 +91,7 @@ import TetherTesting
       @Shared(.defaults("count", store: DefaultsStore(file: file))) var count = 0
       let result = try await runChild(helperPath, ["defaults-set", file.path, "count", "7"])
       #expect(result.status == 0, "\(result.errors)")
-      await expectEventually(timeout: .seconds(5)) { count == 7 }
+      await expectEventually(timeout: .seconds(30)) { count == 7 }
     }
   }
 

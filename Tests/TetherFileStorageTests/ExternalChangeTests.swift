@@ -4,7 +4,7 @@ import Tether
 import TetherFileStorage
 import TetherTesting
 
-@Suite(.timeLimit(.minutes(2))) struct ExternalChangeTests {
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct ExternalChangeTests {
   @Test func tenThousandOwnSavesAreNeverDeliveredAsExternal() async throws {
     try await withTemporaryDirectory { folder in
       try await fileBootstrap(folder, throttle: "0ms") {
@@ -20,7 +20,7 @@ import TetherTesting
         // A marker edited after the saves: once it arrives, their checks have all run.
         @Shared(.registered("marker")) var marker = 0
         try Data("1".utf8).write(to: folder.appending(path: "marker.json"))
-        await expectEventually { marker == 1 }
+        await expectEventually(timeout: .seconds(30)) { marker == 1 }
         #expect(external.all.isEmpty, "own saves came back as external: \(external.all.count)")
         #expect(value == 10_000)
         subscription.cancel()
@@ -42,7 +42,7 @@ import TetherTesting
           try handle.write(contentsOf: Data("\(step)".utf8))
           try handle.close()
         }
-        await expectEventually { value == step }
+        await expectEventually(timeout: .seconds(30)) { value == step }
       }
     }
   }
@@ -62,7 +62,7 @@ import TetherTesting
   }
 }
 
-@Suite struct FileStorageStrategyTests {
+@Suite(.tetherBootstrap()) struct FileStorageStrategyTests {
   @Test func aRegisteredKeyAndTheFileStorageKeyOfItsPathAreOneReference() async throws {
     try await withTemporaryDirectory { folder in
       try await fileBootstrap(folder, extra: "[key.favoriteFacts]\npath = lists/favorites.json") {

@@ -4,7 +4,7 @@ import Tether
 import TetherFileStorage
 import TetherTesting
 
-@Suite(.timeLimit(.minutes(2))) struct FileStorageTests {
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct FileStorageTests {
   @Test func conformance() async throws {
     try await withTemporaryDirectory { folder in
       try await StrategyConformance.run(
@@ -22,7 +22,7 @@ import TetherTesting
       @Shared(.fileStorage(url)) var count = 0
       #expect(!FileManager.default.fileExists(atPath: url.path), "no empty file is created")
       $count.withLock { $0 = 1 }
-      await expectEventually { text(url) == "1" }
+      await expectEventually(timeout: .seconds(30)) { text(url) == "1" }
       let newMode = try mode(url)
       #expect(newMode == 0o600, "a new file is private to its user")
     }
@@ -37,7 +37,7 @@ import TetherTesting
       let expected = String(
         decoding: try FileStorageKey<Point>.defaultEncoder.encode(Point(x: 3)), as: UTF8.self)
       #expect(expected.contains("\n") && expected.contains("a/b"), "pretty, slashes unescaped")
-      await expectEventually { text(url) == expected }
+      await expectEventually(timeout: .seconds(30)) { text(url) == expected }
       // The shared coders and a key's own coders are one key and one reference.
       @Shared(.fileStorage(url, decoder: JSONDecoder())) var same = Point()
       #expect(same.x == 3)
@@ -65,7 +65,7 @@ import TetherTesting
             .key(named: "count", as: Int.self, options: StrategyOptions()) as? FileStorageKey<Int>)
         let count = Shared(wrappedValue: 0, key)
         for _ in 0..<10_000 { count.withLock { $0 += 1 } }
-        await expectEventually { key.writes == 1 }
+        await expectEventually(timeout: .seconds(30)) { key.writes == 1 }
         #expect(text(folder.appending(path: "count.json")) == "1", "the leading write")
         await TetherSystem.flush()
         #expect(key.writes == 2)
@@ -83,10 +83,10 @@ import TetherTesting
         let n = Shared(wrappedValue: 0, key)
         n.withLock { $0 = 1 }
         n.withLock { $0 = 2 }
-        await expectEventually(timeout: .seconds(10)) { key.writes == 2 }
+        await expectEventually(timeout: .seconds(30)) { key.writes == 2 }
         #expect(text(folder.appending(path: "n.json")) == "2", "written by the window's timer")
         n.withLock { $0 = 3 }
-        await expectEventually(timeout: .seconds(10)) {
+        await expectEventually(timeout: .seconds(30)) {
           text(folder.appending(path: "n.json")) == "3"
         }
         #expect(key.writes == 3)
@@ -103,7 +103,7 @@ import TetherTesting
             .key(named: "v", as: Int.self, options: StrategyOptions()) as? FileStorageKey<Int>)
         let value = Shared(wrappedValue: 0, key)
         value.withLock { $0 = 1 }
-        await expectEventually { key.writes == 1 }
+        await expectEventually(timeout: .seconds(30)) { key.writes == 1 }
         value.withLock { $0 = 2 }
         try await value.save()
         #expect(text(folder.appending(path: "v.json")) == "2")
@@ -185,13 +185,33 @@ import TetherTesting
         @Shared(.registered("v")) var value = 0
         let url = folder.appending(path: "v.json")
         $value.withLock { $0 = 1 }
-        await expectEventually { text(url) == "1" }
+        await expectEventually(timeout: .seconds(30)) { text(url) == "1" }
         $value.withLock { $0 = 2 }  // pending for 10 s
         try Data("42".utf8).write(to: url, options: .atomic)
-        await expectEventually { value == 42 }
+        await expectEventually(timeout: .seconds(30)) { value == 42 }
         await TetherSystem.flush()
         #expect(text(url) == "42", "the dropped local change is not written later")
       }
+    }
+  }
+
+  @Test func aBootstrapsPendingWriteIsOnDiskWhenItEndsAndOnlyItsOwnFlushWritesItBefore()
+    async throws
+  {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "n.json")
+      try await fileBootstrap(folder, throttle: "1m") {
+        @Shared(.registered("n")) var n = 0
+        $n.withLock { $0 = 1 }
+        await expectEventually(timeout: .seconds(30)) { text(url) == "1" }
+        $n.withLock { $0 = 2 }  // the trailing write, a minute away
+        try await TetherSystem.withBootstrap(configuration: .string(""), strategies: []) {
+          await TetherSystem.flush()
+        }
+        await TetherScope.$override.withValue(nil) { await TetherSystem.flush() }
+        #expect(text(url) == "1", "another bootstrap's flush and the process's leave it pending")
+      }
+      #expect(text(url) == "2", "flushed as its bootstrap ended")
     }
   }
 
@@ -202,7 +222,7 @@ import TetherTesting
       @Shared(.fileStorage(url)) var value = 1
       #expect(value == 9)
       try FileManager.default.removeItem(at: url)
-      await expectEventually { value == 1 }
+      await expectEventually(timeout: .seconds(30)) { value == 1 }
       #expect(!FileManager.default.fileExists(atPath: url.path))
     }
   }

@@ -5,7 +5,7 @@ import TetherFileStorage
 import TetherTesting
 
 /// Crashes, exits and other processes: real child processes of the test helper.
-@Suite(.timeLimit(.minutes(5))) struct ProcessTests {
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(5))) struct ProcessTests {
   @Test func twoHundredSIGKILLsNeverLeaveAnUndecodableFile() async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "counter.json")
@@ -53,7 +53,7 @@ import TetherTesting
       process.executableURL = URL(filePath: helperPath)
       process.arguments = ["term-pending", file.path, ready.path]
       try process.run()
-      await expectEventually(timeout: .seconds(10)) {
+      await expectEventually(timeout: .seconds(30)) {
         FileManager.default.fileExists(atPath: ready.path)
       }
       kill(process.processIdentifier, SIGTERM)
@@ -73,7 +73,7 @@ import TetherTesting
       let child = Task {
         try await runChild(helperPath, ["wait-for", file.path, "41", ready.path])
       }
-      await expectEventually(timeout: .seconds(10)) {
+      await expectEventually(timeout: .seconds(30)) {
         FileManager.default.fileExists(atPath: ready.path)
       }
       $value.withLock { $0 = 41 }
@@ -83,7 +83,7 @@ import TetherTesting
       // And back: another child writes, this process sees it.
       let writer = try await runChild(helperPath, ["write", file.path, "77"])
       #expect(writer.status == 0, "\(writer.errors)")
-      await expectEventually(timeout: .seconds(5)) { value == 77 }
+      await expectEventually(timeout: .seconds(30)) { value == 77 }
     }
   }
 }

@@ -3,7 +3,7 @@ import Tether
 import TetherInMemory
 import TetherTesting
 
-@Suite struct InMemoryTests {
+@Suite(.tetherBootstrap()) struct InMemoryTests {
   @Test func conformance() async throws {
     try await StrategyConformance.run(InMemoryStrategy.self)
   }

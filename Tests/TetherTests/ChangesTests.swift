@@ -3,7 +3,7 @@ import Tether
 import TetherInMemory
 import TetherTesting
 
-@Suite(.timeLimit(.minutes(1))) struct ChangesTests {
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(1))) struct ChangesTests {
   @Test func changesYieldTheCurrentValueThenEachChange() async throws {
     try await isolated {
       @Shared(.inMemory("count")) var count = 1
@@ -81,7 +81,7 @@ import TetherTesting
       }
       // With no holder and no iterator left, nothing may keep the reference (and so the key's
       // subscription) alive.
-      await expectEventually { storage.activeSubscriptions == 0 }
+      await expectEventually(timeout: .seconds(30)) { storage.activeSubscriptions == 0 }
     }
   }
 }

@@ -4,7 +4,7 @@ import Testing
 import Tether
 import TetherTesting
 
-@Suite struct ContinuationTests {
+@Suite(.tetherBootstrap()) struct ContinuationTests {
   init() { LogCapture.install() }
 
   @Test func aLoadThatIsNeverResumedIsReportedAndTheCallerGoesOn() async throws {

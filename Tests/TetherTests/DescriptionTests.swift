@@ -3,7 +3,7 @@ import Tether
 import TetherInMemory
 import TetherTesting
 
-@Suite struct DescriptionTests {
+@Suite(.tetherBootstrap()) struct DescriptionTests {
   @Test func descriptionsNameTheKey() async throws {
     try await isolated {
       @Shared(.inMemory("count")) var count = 0

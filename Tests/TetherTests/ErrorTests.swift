@@ -2,7 +2,7 @@ import Testing
 import Tether
 import TetherTesting
 
-@Suite struct ErrorTests {
+@Suite(.tetherBootstrap()) struct ErrorTests {
   @Test func anImplicitLoadFailureSetsLoadErrorWithoutThrowing() async throws {
     try await isolated {
       let storage = TestStorage<Int>(5)
@@ -25,7 +25,7 @@ import TetherTesting
       storage.holdLoads()
       storage.failLoads(with: nil)
       let reload = Task { [shared = $n] in try await shared.load() }
-      await expectEventually { $n.isLoading }
+      await expectEventually(timeout: .seconds(30)) { $n.isLoading }
       #expect($n.loadError != nil, "the error sticks while a reload is in flight")
       storage.resumeLoads()
       try await reload.value

@@ -2,7 +2,7 @@ import Testing
 import Tether
 import TetherTesting
 
-@Suite struct LoadingTests {
+@Suite(.tetherBootstrap()) struct LoadingTests {
   @Test func isLoadingHoldsUntilAnAsynchronousInitialLoadResumes() async throws {
     try await isolated {
       let storage = TestStorage<Int>(9)
@@ -47,7 +47,7 @@ import TetherTesting
       let switched = Task { [shared = $n] in
         try await shared.load(TestKey("other", storage: storage))
       }
-      await expectEventually { $n.isLoading }
+      await expectEventually(timeout: .seconds(30)) { $n.isLoading }
       #expect(n == 1)
       storage.resumeLoads()
       try await switched.value

@@ -6,7 +6,7 @@ import Tether
 import TetherInMemory
 import TetherTesting
 
-@Suite struct ObservationTests {
+@Suite(.tetherBootstrap()) struct ObservationTests {
   /// Runs `body` on a new plain `Thread`, which has no run loop, and returns its result.
   private func onPlainThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in

@@ -3,7 +3,7 @@ import Tether
 import TetherInMemory
 import TetherTesting
 
-@Suite struct ProjectionTests {
+@Suite(.tetherBootstrap()) struct ProjectionTests {
   @Test func aWritableProjectionWritesThroughAndFollowsTheParent() async throws {
     try await isolated {
       @Shared(.inMemory("settings")) var settings = Settings()

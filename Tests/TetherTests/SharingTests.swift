@@ -3,7 +3,7 @@ import Tether
 import TetherInMemory
 import TetherTesting
 
-@Suite struct SharingTests {
+@Suite(.tetherBootstrap()) struct SharingTests {
   @Test func twoHoldersSeeEachOthersWrites() async throws {
     try await isolated {
       @Shared(.inMemory("count")) var a = 0

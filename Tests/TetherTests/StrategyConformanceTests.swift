@@ -5,7 +5,7 @@ import Tether
 import TetherTesting
 
 /// The conformance suite passes a correct strategy and fails broken ones.
-@Suite struct StrategyConformanceTests {
+@Suite(.tetherBootstrap()) struct StrategyConformanceTests {
   @Test func aCorrectStrategyWithExternalEditsPasses() async throws {
     let ledger = UUID().uuidString
     try await StrategyConformance.run(

@@ -3,7 +3,7 @@ import Tether
 import TetherInMemory
 import TetherTesting
 
-@Suite struct WithLockTests {
+@Suite(.tetherBootstrap()) struct WithLockTests {
   @Test func readingTheValueInsideItsOwnWithLockNeitherCrashesNorDeadlocks() async throws {
     try await isolated {
       @Shared(.inMemory("count")) var count = 0

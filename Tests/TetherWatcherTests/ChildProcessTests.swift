@@ -37,7 +37,7 @@ import TetherTesting
       killed.arguments = ["save-loop", root.appending(path: "loop.json").path]
       killed.environment = ["XDG_RUNTIME_DIR": runtime.path]
       try killed.run()
-      await expectEventually(timeout: .seconds(10)) {
+      await expectEventually(timeout: .seconds(30)) {
         (try? FileManager.default.contentsOfDirectory(atPath: runtime.path).count) == 1
       }
       kill(killed.processIdentifier, SIGKILL)

@@ -26,7 +26,7 @@ final class Deliveries: Sendable {
       let deliveries = Deliveries()
       let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
       try Data("2".utf8).write(to: file)
-      await expectEventually { deliveries.lastIs("2") }
+      await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("2") }
       #expect(deliveries.count == 1)
       _ = watch
     }
@@ -51,10 +51,10 @@ extension DeliveryTests {
       // Written after the own writes, so its delivery means their check has run (deliveries
       // are in order, and theirs settled first).
       try Data("marker".utf8).write(to: marker)
-      await expectEventually { markers.lastIs("marker") }
+      await expectEventually(timeout: .seconds(30)) { markers.lastIs("marker") }
       #expect(deliveries.count == 0, "own writes came back: \(deliveries.all)")
       try Data("external".utf8).write(to: file)
-      await expectEventually { deliveries.lastIs("external") }
+      await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("external") }
       #expect(deliveries.count == 1)
       _ = markerWatch
     }
@@ -67,7 +67,7 @@ extension DeliveryTests {
       let deliveries = Deliveries()
       let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
       try FileManager.default.removeItem(at: file)
-      await expectEventually { deliveries.last == .missing }
+      await expectEventually(timeout: .seconds(30)) { deliveries.last == .missing }
       _ = watch
     }
   }
@@ -81,7 +81,7 @@ extension DeliveryTests {
       let control = FileWatcher.shared.watch(file.path) { live.record($0) }
       watch.cancel()
       try Data("1".utf8).write(to: file)
-      await expectEventually { live.lastIs("1") }
+      await expectEventually(timeout: .seconds(30)) { live.lastIs("1") }
       #expect(cancelled.count == 0)
       _ = control
     }
@@ -96,12 +96,12 @@ extension DeliveryTests {
       let deliveries = Deliveries()
       let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
       try FileManager.default.removeItem(at: root.appending(path: "deep"))
-      await expectEventually { deliveries.last == .missing }
+      await expectEventually(timeout: .seconds(30)) { deliveries.last == .missing }
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       try Data("2".utf8).write(to: file)
-      await expectEventually(timeout: .seconds(5)) { deliveries.lastIs("2") }
+      await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("2") }
       try Data("3".utf8).write(to: file)
-      await expectEventually { deliveries.lastIs("3") }
+      await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("3") }
       _ = watch
     }
   }
@@ -114,7 +114,7 @@ extension DeliveryTests {
       try FileManager.default.createDirectory(
         at: root.appending(path: "later"), withIntermediateDirectories: true)
       try Data("1".utf8).write(to: file)
-      await expectEventually(timeout: .seconds(5)) { deliveries.lastIs("1") }
+      await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("1") }
       _ = watch
     }
   }
@@ -129,7 +129,7 @@ extension DeliveryTests {
       }
       defer { FileWatcher.shared.setEventTap(nil) }
       try Data("1".utf8).write(to: file)
-      await expectEventually { tapped.count > 0 }
+      await expectEventually(timeout: .seconds(30)) { tapped.count > 0 }
       _ = watch
     }
   }
@@ -175,7 +175,7 @@ extension DeliveryTests {
       let deliveries = Deliveries()
       let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
       try Data("alive".utf8).write(to: file)
-      await expectEventually(timeout: .seconds(5)) { deliveries.lastIs("alive") }
+      await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("alive") }
       _ = (anchor, watch)
     }
   }
@@ -198,12 +198,12 @@ extension DeliveryTests {
       try Data("2".utf8).write(to: file)
       // Events are taken up in order: once the neighbour's is, so is the file's.
       try Data("b".utf8).write(to: neighbour)
-      await expectEventually { seen.lastIs("b") }
+      await expectEventually(timeout: .seconds(30)) { seen.lastIs("b") }
       let deliveries = Deliveries()
       let watch = FileWatcher.shared.watch(file.path, baseline: baseline, readSince: mark) {
         deliveries.record($0)
       }
-      await expectEventually { deliveries.lastIs("2") }
+      await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("2") }
       _ = (watch, neighbourWatch)
     }
   }
@@ -224,7 +224,7 @@ extension DeliveryTests {
         deliveries.record($0)
       }
       try Data("3".utf8).write(to: file)
-      await expectEventually { deliveries.lastIs("3") }
+      await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("3") }
       #expect(deliveries.count == 1)
       _ = (watch, neighbourWatch)
     }

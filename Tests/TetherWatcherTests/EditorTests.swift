@@ -17,11 +17,11 @@ import TetherWatcher
     let deliveries = Deliveries()
     let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
     try await change(file)
-    await expectEventually(timeout: .seconds(5), sourceLocation: sourceLocation) {
+    await expectEventually(timeout: .seconds(30), sourceLocation: sourceLocation) {
       deliveries.lastIs(final)
     }
     try Data("sentinel".utf8).write(to: file)
-    await expectEventually(timeout: .seconds(5), sourceLocation: sourceLocation) {
+    await expectEventually(timeout: .seconds(30), sourceLocation: sourceLocation) {
       deliveries.lastIs("sentinel")
     }
     #expect(

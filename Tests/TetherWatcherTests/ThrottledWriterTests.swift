@@ -118,16 +118,20 @@ final class WriterLog: Sendable {
     writer.submit(2, immediately: true, waiter: log.waiter("queued"))
     #expect(await staysTrue(for: .milliseconds(200)) { log.written.isEmpty })
     handed?()
-    await expectEventually("written: \(log.written)") { log.written == [1, 2] }
+    await expectEventually(timeout: .seconds(30), "written: \(log.written)") {
+      log.written == [1, 2]
+    }
   }
 
   @Test func aCallerThatCannotTakeTheWriteHasItQueued() async {
     let log = WriterLog()
     let writer = log.writer()
     writer.submit(1, immediately: true, waiter: log.waiter("save")) { _ in false }
-    await expectEventually { log.written == [1] }
+    await expectEventually(timeout: .seconds(30)) { log.written == [1] }
     writer.submit(2, immediately: true, waiter: log.waiter("next")) { _ in false }
-    await expectEventually("the writer was left locked") { log.written == [1, 2] }
+    await expectEventually(timeout: .seconds(30), "the writer was left locked") {
+      log.written == [1, 2]
+    }
   }
 }
 

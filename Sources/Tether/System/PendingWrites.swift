@@ -48,8 +48,9 @@ package enum PendingWritesRegistry {
 extension TetherSystem {
   /// Writes every pending throttled save now, and returns when they are on disk.
   ///
-  /// Inside ``withBootstrap(configuration:strategies:isolation:operation:)`` it flushes that
-  /// bootstrap's writes only, so parallel tests do not flush each other's.
+  /// It flushes the writes of the current scope only: inside
+  /// ``withBootstrap(configuration:strategies:isolation:operation:)`` that bootstrap's, elsewhere
+  /// the process bootstrap's, so parallel tests do not flush each other's.
   ///
   /// ```swift
   /// $favoriteFacts.withLock { $0.append(fact) }
@@ -59,7 +60,7 @@ extension TetherSystem {
   /// A normal `exit()` flushes too (through `atexit`); a signal does only with
   /// ``flushOnTermination(signals:)``.
   public static func flush() async {
-    let scope = TetherScope.override
+    let scope = TetherScope.current
     await withCheckedContinuation { continuation in
       DispatchQueue.global().async {
         PendingWritesRegistry.flushAll(in: scope)

@@ -28,7 +28,9 @@ public enum TetherSystem {
 
   /// Runs `operation` with a registry of its own, overriding any process bootstrap for the tasks
   /// it runs: keys resolve through `configuration`, and in-memory values and live references
-  /// belong to this scope alone.
+  /// belong to this scope alone. When `operation` ends (returning or throwing), the scope's
+  /// pending throttled writes are flushed, as a process's are at exit, so nothing the scope
+  /// wrote lands after it — in a temporary folder a test has already removed, say.
   ///
   /// ```swift
   /// @Test func counts() async throws {
@@ -47,6 +49,13 @@ public enum TetherSystem {
   ) async throws -> R {
     let scope = TetherScope(
       registry: try StrategyRegistry(configuration: configuration, strategies: strategies))
-    return try await TetherScope.$override.withValue(scope, operation: operation)
+    let result: Result<R, any Error>
+    do {
+      result = .success(try await TetherScope.$override.withValue(scope, operation: operation))
+    } catch {
+      result = .failure(error)
+    }
+    await TetherScope.$override.withValue(scope) { await flush() }
+    return try result.get()
   }
 }

@@ -3,7 +3,7 @@ import Testing
 import Tether
 import TetherTesting
 
-@Suite struct JournalStrategyTests {
+@Suite(.tetherBootstrap()) struct JournalStrategyTests {
   @Test func conformance() async throws {
     try await withTemporaryDirectory { folder in
       try await StrategyConformance.run(

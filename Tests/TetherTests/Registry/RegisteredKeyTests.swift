@@ -12,7 +12,7 @@ extension SharedKey where Self == RegisteredKey<[Fact]>.Default {
   static var favoriteFacts: Self { Self[.registered("favoriteFacts"), default: []] }
 }
 
-@Suite struct RegisteredKeyTests {
+@Suite(.tetherBootstrap()) struct RegisteredKeyTests {
   init() { LogCapture.install() }
 
   @Test func aRegisteredKeyMappedToMemoryAndInMemoryAreOneReference() async throws {
