@@ -7,11 +7,12 @@ import Testing
   static let root = URL(filePath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
 
-  /// Where the samples live: the overview here, the strategy example and its test as written.
+  /// Where the samples live: the overview here, the strategy example and its test, the trait's test.
   static let sources = [
     "Tests/TetherCLITests/ReadmeOverview.swift",
     "Tests/TetherTests/Examples/JournalStrategy.swift",
     "Tests/TetherTests/Examples/JournalStrategyTests.swift",
+    "Tests/TetherTests/TetherBootstrapTraitTests.swift",
   ]
 
   @Test func everySwiftSampleIsInACompiledFile() throws {

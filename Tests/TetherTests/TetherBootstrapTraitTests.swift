@@ -3,17 +3,16 @@ import Tether
 import TetherInMemory
 import TetherTesting
 
-/// Each case of a test under the trait gets a bootstrap of its own.
+/// Each case of a test under the trait gets a bootstrap of its own (the README's sample).
 @Suite(
   .tetherBootstrap(
     configuration: .string("[keys]\ncount = memory"), strategies: [InMemoryStrategy.self]))
 struct TetherBootstrapTraitTests {
-  /// In-memory values outlive their references within a scope, so a shared scope would show a
-  /// case the value an earlier one left.
+  // In-memory values outlive their references within a bootstrap: a shared one would show a
+  // case the value another case left.
   @Test(arguments: 1...4) func eachCaseStartsFromTheDefault(value: Int) {
     @Shared(.registered("count")) var count = 0
-    #expect(count == 0)
-    #expect($count.loadError == nil, "the trait's configuration maps the name")
+    #expect(count == 0 && $count.loadError == nil)
     $count.withLock { $0 = value }
     @Shared(.inMemory("direct")) var direct = 0
     #expect(direct == 0)
