@@ -14,6 +14,8 @@ final class WatcherThread {
   /// one) → watch descriptor, and back.
   private var watches: [String: Int32] = [:]
   private var paths: [Int32: String] = [:]
+  /// The library's inotify descriptor, whose `/proc` entry lists the watches the kernel holds.
+  private var descriptor: Int32 = -1
 
   init(watcher: FileWatcher, control: ControlFile) {
     self.watcher = watcher
@@ -26,6 +28,7 @@ final class WatcherThread {
     } catch {
       return watcher.fallBack(error)
     }
+    guard sync() else { return }
     while true {
       watcher.honourPause()
       let event: Inotify.Event?
@@ -42,6 +45,7 @@ final class WatcherThread {
   }
 
   /// Initialises the library and watches the control file; throws why polling must be used.
+  /// The folders' watches are added by the `sync()` that follows.
   private func start() throws(PollReason) {
     do {
       try Inotify.initialize()
@@ -62,19 +66,16 @@ final class WatcherThread {
     } catch {
       FileWatcher.logger.warning("cannot set close-on-exec on the inotify descriptor: \(error)")
     }
+    descriptor = fd
     watcher.state.withLock {
       $0.statistics.descriptor = fd
       $0.statistics.inotifyWatches = 1
     }
-    sync()
   }
 
   /// Handles one event; `false` when the thread must stop (polling took over).
   private func handle(_ event: Inotify.Event) -> Bool {
-    if event.wd == controlWatch {
-      sync()
-      return true
-    }
+    if event.wd == controlWatch { return sync() }
     // Counted before the event's file is looked for: a file registered meanwhile sees the count
     // move, and checks itself (see `FileWatcher.mark`).
     watcher.state.withLock { $0.handledEvents += 1 }
@@ -104,12 +105,13 @@ final class WatcherThread {
       watcher.settler.dirty(file)
     }
     // A directory that watched files wait for appeared (or moved) under a watched ancestor.
-    if awaited && event.has(IN_ISDIR) { sync() }
+    if awaited && event.has(IN_ISDIR) { return sync() }
     return true
   }
 
-  /// Makes the inotify watches match the directories of the watched files.
-  private func sync() {
+  /// Makes the inotify watches match the directories of the watched files; `false` when polling
+  /// had to take over.
+  private func sync() -> Bool {
     let (wanted, generation) = watcher.state.withLock { state in
       (
         Set(
@@ -125,10 +127,18 @@ final class WatcherThread {
     for directory in wanted {
       targets[Self.nearestExisting(directory), default: []].insert(directory)
     }
-    for (path, wd) in watches where targets[path] == nil {
-      watches[path] = nil
-      paths[wd] = nil
-      Inotify.removeWatch(wd)
+    let unwanted = watches.filter { targets[$0.key] == nil }
+    if !unwanted.isEmpty {
+      // Removing a watch the kernel dropped (its folder deleted; the events are still queued)
+      // makes the library print a failure to stderr and keep a stale entry for the path, which
+      // the folder's next watch would get: start afresh instead.
+      let live = Inotify.liveWatches(descriptor: descriptor)
+      if let live, unwanted.values.contains(where: { !live.contains($0) }) { return rebuild() }
+      for (path, wd) in unwanted {
+        watches[path] = nil
+        paths[wd] = nil
+        Inotify.removeWatch(wd)
+      }
     }
     for (path, waiting) in targets where watches[path] == nil {
       if let remote = FileSystemKind.remoteName(of: path) {
@@ -153,6 +163,7 @@ final class WatcherThread {
     }
     watcher.state.withLock { $0.statistics.inotifyWatches = watches.count + 1 }
     watcher.served(generation)
+    return true
   }
 
   /// Starts the library afresh and re-adds every watch; `false` if polling had to take over.
@@ -167,6 +178,8 @@ final class WatcherThread {
       watcher.fallBack(error)
       return false
     }
+    // No watches yet, so this sync only adds: it cannot rebuild again.
+    guard sync() else { return false }
     watcher.dirtyAll()
     return true
   }

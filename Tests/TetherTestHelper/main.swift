@@ -15,6 +15,7 @@ enum Helper {
     switch command {
     case "count-watches": countWatches(rest)
     case "overflow": overflow(rest)
+    case "rewatch-deleted-folder": rewatchDeletedFolder(rest)
     case "many-descriptors": manyDescriptors(rest)
     case "watch-folders": watchFolders(rest)
     case "save-loop": saveLoop(rest)
@@ -58,6 +59,32 @@ enum Helper {
     let result = delivered.wait(timeout: .now() + 20)
     report(FileWatcher.shared.statistics, extra: ["delivered": result == .success ? 1 : 0])
     _ = watch
+  }
+
+  /// `rewatch-deleted-folder DIR`: the last watch of DIR/a is cancelled and the folder deleted
+  /// before the watcher thread runs, so it removes a watch the kernel already dropped; then the
+  /// folder is made again and watched, and an edit must arrive.
+  static func rewatchDeletedFolder(_ arguments: [String]) {
+    let folder = arguments[0] + "/a"
+    let file = folder + "/data.json"
+    make(folder)
+    write(file, "1")
+    let first = FileWatcher.shared.watch(file) { _ in }
+    FileWatcher.shared.pauseForTesting()
+    first.cancel()
+    try! FileManager.default.removeItem(atPath: folder)
+    FileWatcher.shared.resumeForTesting()
+    // The cancellation is served before this watch's request, in order.
+    make(folder)
+    write(file, "2")
+    let delivered = DispatchSemaphore(value: 0)
+    let second = FileWatcher.shared.watch(file) { content in
+      if content == .data(Data("3".utf8)) { delivered.signal() }
+    }
+    write(file, "3")
+    let result = delivered.wait(timeout: .now() + 20)
+    report(FileWatcher.shared.statistics, extra: ["delivered": result == .success ? 1 : 0])
+    _ = second
   }
 
   /// `many-descriptors DIR`: opens 1,100 descriptors first, so the library's would be >= 1024.

@@ -59,6 +59,17 @@ import TetherTesting
     }
   }
 
+  /// The library keeps its entry for a watch the kernel dropped, and hands its stale descriptor
+  /// to the next watch of the same folder: removing a dead watch must start it afresh instead.
+  @Test func aFolderDeletedAsItsLastWatchEndsIsWatchedAgainWhenRemade() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["rewatch-deleted-folder", root.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["delivered"] as? Int == 1, "\(result.output)")
+      #expect(!result.errors.contains("Failed to remove watch"), "\(result.errors)")
+    }
+  }
+
   @Test func aDescriptorPast1024FallsBackToPollingAndStillDelivers() async throws {
     try await withTemporaryDirectory { root in
       let result = try await runChild(helperPath, ["many-descriptors", root.path])
