@@ -60,7 +60,11 @@ extension TetherSystem {
   /// A normal `exit()` flushes too (through `atexit`); a signal does only with
   /// ``flushOnTermination(signals:)``.
   public static func flush() async {
-    let scope = TetherScope.current
+    await flush(TetherScope.current)
+  }
+
+  /// Flushes `scope`'s pending writes off the caller's thread (the writes block).
+  static func flush(_ scope: TetherScope) async {
     await withCheckedContinuation { continuation in
       DispatchQueue.global().async {
         PendingWritesRegistry.flushAll(in: scope)

@@ -55,7 +55,7 @@ public enum TetherSystem {
     } catch {
       result = .failure(error)
     }
-    await TetherScope.$override.withValue(scope) { await flush() }
+    await flush(scope)
     return try result.get()
   }
 }
