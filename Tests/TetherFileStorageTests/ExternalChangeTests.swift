@@ -9,9 +9,7 @@ import TetherTesting
     try await withTemporaryDirectory { folder in
       try await fileBootstrap(folder, throttle: "0ms") {
         @Shared(.registered("own")) var value = 0
-        let key = try #require(
-          try TetherScope.current.registry?.instances["file"]?.strategy
-            .key(named: "own", as: Int.self, options: StrategyOptions()) as? FileStorageKey<Int>)
+        let key = try registeredFileKey("own")
         let external = Counter()
         let subscription = key.subscribe(context: .userInitiated, subscriber: external.subscriber())
         for _ in 0..<10_000 { $value.withLock { $0 += 1 } }
@@ -53,9 +51,7 @@ import TetherTesting
         let direct = FileStorageKey<Int>.fileStorage(folder.appending(path: "a.json"))
         #expect(direct.settings == .default)
         #expect(direct.settings == FileStorageSettings(throttle: .seconds(1), durability: .atomic))
-        let registered = try #require(
-          try TetherScope.current.registry?.instances["file"]?.strategy
-            .key(named: "b", as: Int.self, options: StrategyOptions()) as? FileStorageKey<Int>)
+        let registered = try registeredFileKey("b")
         #expect(registered.settings == FileStorageSettings(throttle: .zero, durability: .durable))
       }
     }

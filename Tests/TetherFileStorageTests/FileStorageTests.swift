@@ -60,9 +60,7 @@ import TetherTesting
     try await withTemporaryDirectory { folder in
       // A window longer than any test run, ended by flush: the count cannot depend on load.
       try await fileBootstrap(folder, throttle: "1m") {
-        let key = try #require(
-          try TetherScope.current.registry?.instances["file"]?.strategy
-            .key(named: "count", as: Int.self, options: StrategyOptions()) as? FileStorageKey<Int>)
+        let key = try registeredFileKey("count")
         let count = Shared(wrappedValue: 0, key)
         for _ in 0..<10_000 { count.withLock { $0 += 1 } }
         await expectEventually(timeout: .seconds(30)) { key.writes == 1 }
@@ -77,9 +75,7 @@ import TetherTesting
   @Test func theTrailingWriteEndsTheWindowAndTheNextChangeIsWrittenAtOnce() async throws {
     try await withTemporaryDirectory { folder in
       try await fileBootstrap(folder, throttle: "200ms") {
-        let key = try #require(
-          try TetherScope.current.registry?.instances["file"]?.strategy
-            .key(named: "n", as: Int.self, options: StrategyOptions()) as? FileStorageKey<Int>)
+        let key = try registeredFileKey("n")
         let n = Shared(wrappedValue: 0, key)
         n.withLock { $0 = 1 }
         n.withLock { $0 = 2 }
@@ -98,9 +94,7 @@ import TetherTesting
     try await withTemporaryDirectory { folder in
       // A window far longer than the test, so only save() can write the second value.
       try await fileBootstrap(folder, throttle: "1m") {
-        let key = try #require(
-          try TetherScope.current.registry?.instances["file"]?.strategy
-            .key(named: "v", as: Int.self, options: StrategyOptions()) as? FileStorageKey<Int>)
+        let key = try registeredFileKey("v")
         let value = Shared(wrappedValue: 0, key)
         value.withLock { $0 = 1 }
         await expectEventually(timeout: .seconds(30)) { key.writes == 1 }

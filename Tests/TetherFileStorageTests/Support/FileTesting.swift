@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 import Tether
 import TetherFileStorage
 import TetherTesting
@@ -20,6 +21,17 @@ func fileBootstrap<R>(
       throttle = \(throttle)
       \(extra)
       """), strategies: [FileStorageStrategy.self], operation: body)
+}
+
+/// The file key the current bootstrap's `file` strategy makes for `name`, as the concrete type,
+/// so a test can read its write count and settings.
+func registeredFileKey(
+  _ name: String, sourceLocation: SourceLocation = #_sourceLocation
+) throws -> FileStorageKey<Int> {
+  try #require(
+    try TetherScope.current.registry?.instances["file"]?.strategy
+      .key(named: name, as: Int.self, options: StrategyOptions()) as? FileStorageKey<Int>,
+    sourceLocation: sourceLocation)
 }
 
 func text(_ url: URL) -> String? {
