@@ -94,7 +94,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
 
   /// Reads and decodes the file; a missing or empty file is "no value".
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
-    continuation.resume(with: Result { try store.load(decode: decode) })
+    store.load(decode: decode, into: continuation)
   }
 
   /// Delivers every change made to the file outside this process's shared references.

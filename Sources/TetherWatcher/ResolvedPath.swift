@@ -62,11 +62,38 @@ package enum ResolvedPath {
     return real
   }
 
+  /// The target of the symlink at `path`, or `nil` when it is not one (nearly always): asked
+  /// with a buffer small enough for the stack, and again with room for any path only when the
+  /// target filled it (a `PATH_MAX` buffer is a heap allocation a key).
   private static func link(at path: String) -> String? {
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(PATH_MAX)) { buffer in
-      let count = readlink(path, buffer.baseAddress!, buffer.count)
-      guard count > 0 else { return nil }
-      return String(decoding: buffer[..<count], as: UTF8.self)
+    let target = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) {
+      readTarget(of: path, into: $0)
     }
+    guard case .truncated = target else { return target.path }
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(PATH_MAX) + 1) {
+      readTarget(of: path, into: $0).path
+    }
+  }
+
+  private enum Target {
+    case notALink
+    case path(String)
+    case truncated
+
+    var path: String? {
+      if case .path(let path) = self { return path }
+      return nil
+    }
+  }
+
+  private static func readTarget(
+    of path: String, into buffer: UnsafeMutableBufferPointer<UInt8>
+  )
+    -> Target
+  {
+    let count = readlink(path, buffer.baseAddress!, buffer.count)
+    guard count > 0 else { return .notALink }
+    guard count < buffer.count else { return .truncated }
+    return .path(String(decoding: buffer[..<count], as: UTF8.self))
   }
 }

@@ -84,4 +84,21 @@ import TetherWatcher
       #expect(ResolvedPath.of(path: key) == ResolvedPath.of(path: second.path) + "/n.json")
     }
   }
+
+  /// A file link is read into a small buffer first: a target longer than it must still be
+  /// followed whole, not cut off.
+  @Test(arguments: [1, 300])
+  func followsAFileLinkWhateverItsTargetsLength(nameLength: Int) async throws {
+    try await withTemporaryDirectory { folder in
+      var deep = ResolvedPath.of(path: folder.path)
+      while deep.utf8.count < nameLength { deep += "/" + String(repeating: "d", count: 60) }
+      try FileManager.default.createDirectory(
+        at: URL(filePath: deep), withIntermediateDirectories: true)
+      let target = deep + "/target.json"
+      let link = folder.appending(path: "link.json")
+      try FileManager.default.createSymbolicLink(
+        at: link, withDestinationURL: URL(filePath: target))
+      #expect(ResolvedPath.of(path: link.path) == target)
+    }
+  }
 }

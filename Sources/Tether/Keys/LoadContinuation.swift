@@ -14,46 +14,93 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
     _ description: String,
     callback: @escaping @Sendable (Result<Value?, any Error>) -> Void
   ) {
-    self.box = LoadBox(subject: description) { result in
-      if let result { callback(result) }
-    }
+    self.box = LoadBox(
+      subject: description,
+      deliver: .closure { result in
+        if let result { callback(result) }
+      })
   }
 
+  /// A continuation whose result is `nil` when it is dropped unresumed.
   package init(
     subject: any Sendable,
     deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void
   ) {
-    self.box = LoadBox(subject: subject, deliver: deliver)
+    self.box = LoadBox(subject: subject, deliver: .closure(deliver))
+  }
+
+  /// A continuation that hands its result to `reference` (a key's initial load).
+  package init(subject: any Sendable, reference: StoredReference<Value>) {
+    self.box = LoadBox(subject: subject, deliver: .reference(reference))
   }
 
   /// Resumes with a loaded value.
-  public func resume(returning value: Value) { box.resume(.success(value)) }
+  public func resume(returning value: Value) { box.resume(returning: value) }
 
   /// Resumes with an error; the shared value keeps its current value and sets `loadError`.
-  public func resume(throwing error: any Error) { box.resume(.failure(error)) }
+  public func resume(throwing error: any Error) { box.resume(throwing: error) }
 
   /// Resumes saying nothing is stored: the shared value uses its default.
-  public func resumeReturningInitialValue() { box.resume(.success(nil)) }
+  public func resumeReturningInitialValue() { box.resumeReturningInitialValue() }
 
   /// Resumes with a result; `.success(nil)` means "nothing is stored".
-  public func resume(with result: Result<Value?, any Error>) { box.resume(result) }
+  public func resume(with result: Result<Value?, any Error>) {
+    switch result {
+    case .success(let value?): box.resume(returning: value)
+    case .success(nil): box.resumeReturningInitialValue()
+    case .failure(let error): box.resume(throwing: error)
+    }
+  }
 }
 
-/// The object whose life is the continuation's: it delivers once, or `nil` when dropped.
+/// The object whose life is the continuation's: it delivers once, or says it was dropped.
+///
+/// A reference is told each outcome by its own method rather than through a
+/// `Result<Value?, any Error>?`: in unspecialized code every such value has its three types'
+/// metadata looked up at run time (measured: a twentieth of starting a file key).
 private final class LoadBox<Value: Sendable>: Sendable {
-  private let once: ResumeOnce
-  private let deliver: @Sendable (Result<Value?, any Error>?) -> Void
+  enum Delivery {
+    case reference(StoredReference<Value>)
+    case closure(@Sendable (Result<Value?, any Error>?) -> Void)
+  }
 
-  init(subject: any Sendable, deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void) {
+  private let once: ResumeOnce
+  private let deliver: Delivery
+
+  init(subject: any Sendable, deliver: Delivery) {
     self.once = ResumeOnce(subject: subject, operation: "load")
     self.deliver = deliver
   }
 
-  func resume(_ result: Result<Value?, any Error>) {
-    if once.claim() { deliver(result) }
+  func resume(returning value: Value) {
+    guard once.claim() else { return }
+    switch deliver {
+    case .reference(let reference): reference.finishLoad(returning: value)
+    case .closure(let deliver): deliver(.success(value))
+    }
+  }
+
+  func resumeReturningInitialValue() {
+    guard once.claim() else { return }
+    switch deliver {
+    case .reference(let reference): reference.finishLoadReturningInitialValue()
+    case .closure(let deliver): deliver(.success(nil))
+    }
+  }
+
+  func resume(throwing error: any Error) {
+    guard once.claim() else { return }
+    switch deliver {
+    case .reference(let reference): reference.finishLoad(throwing: error)
+    case .closure(let deliver): deliver(.failure(error))
+    }
   }
 
   deinit {
-    if once.isDroppedUnresumed() { deliver(nil) }
+    guard once.isDroppedUnresumed() else { return }
+    switch deliver {
+    case .reference(let reference): reference.finishLoadDropped()
+    case .closure(let deliver): deliver(nil)
+    }
   }
 }

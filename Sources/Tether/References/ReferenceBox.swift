@@ -28,9 +28,15 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
     /// because `reference` keeps it alive, and a read then neither retains nor releases it.
     @usableFromInline let stored: Unmanaged<StoredReference<Value>>?
 
-    init(_ reference: Ref) {
+    /// `stored` is `reference` when it is a stored one: passed by the caller, which knows,
+    /// because a dynamic cast here was a tenth of starting a file key (measured with callgrind).
+    init(_ reference: Ref, stored: StoredReference<Value>?) {
       self.reference = reference
-      self.stored = (reference as? StoredReference<Value>).map { Unmanaged.passUnretained($0) }
+      if let stored {
+        self.stored = Unmanaged.passUnretained(stored)
+      } else {
+        self.stored = nil
+      }
     }
   }
 
@@ -39,11 +45,13 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
     var subscription: SharedSubscription
   }
 
+  /// `stored` is `reference` when it is a stored one (its reads are then specialized), else
+  /// `nil`.
   package init(
-    _ reference: Ref, lifetime: ReferenceLifetime?,
+    _ reference: Ref, stored: StoredReference<Value>?, lifetime: ReferenceLifetime?,
     observe: @escaping @Sendable (Ref, @escaping @Sendable (Value) -> Void) -> SharedSubscription
   ) {
-    let node = Node(reference)
+    let node = Node(reference, stored: stored)
     self.newest = node
     self.head = Atomic(Unmanaged.passUnretained(node))
     self.lifetime = lifetime
@@ -67,22 +75,26 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
     }
   }
 
-  /// The current reference with the lifetime that keeps it live, for a projection or another
-  /// cell to hold.
-  package var held: (reference: Ref, lifetime: ReferenceLifetime?) {
-    lock.withLock { _ in (newest.reference, lifetime) }
+  /// The current reference (and the same as a stored one, if it is one) with the lifetime that
+  /// keeps it live, for a projection or another cell to hold.
+  package var held: (reference: Ref, stored: StoredReference<Value>?, lifetime: ReferenceLifetime?)
+  {
+    lock.withLock { _ in (newest.reference, newest.stored?.takeUnretainedValue(), lifetime) }
   }
 
   /// Points every copy at what `other` holds now.
   package func rekey(following other: ReferenceBox) {
     let held = other.held
-    rekey(to: held.reference, lifetime: held.lifetime)
+    rekey(to: held.reference, stored: held.stored, lifetime: held.lifetime)
   }
 
-  /// Points every copy at `reference`; live `changes` streams move along and yield its value.
-  package func rekey(to reference: Ref, lifetime: ReferenceLifetime?) {
+  /// Points every copy at `reference` (`stored` when it is a stored one); live `changes`
+  /// streams move along and yield its value.
+  package func rekey(
+    to reference: Ref, stored: StoredReference<Value>?, lifetime: ReferenceLifetime?
+  ) {
     let released = lock.withLock { _ in
-      let node = Node(reference)
+      let node = Node(reference, stored: stored)
       retired.append(newest)
       newest = node
       head.store(Unmanaged.passUnretained(node), ordering: .releasing)

@@ -91,9 +91,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
       lock.withLock { loading = true }
       reader.load(
         context: context,
-        continuation: LoadContinuation(subject: reader) { result in
-          self.finishLoad(result)
-        })
+        continuation: LoadContinuation(subject: reader, reference: self))
     }
     let subscriber = SharedSubscriber<Value>(
       callback: { result in self.finishLoad(result) },
@@ -213,18 +211,43 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
 
   /// Applies a value from the key (a load or a subscription); `nil` means the initial value.
   package func finishLoad(_ result: Result<Value?, any Error>?) {
+    switch result {
+    case .success(let value?): finishLoad(returning: value)
+    case .success(nil): finishLoadReturningInitialValue()
+    case .failure(let error): finishLoad(throwing: error)
+    case nil: finishLoadDropped()
+    }
+  }
+
+  /// Applies a loaded value. (The outcomes have a method each: see `LoadBox`.)
+  package func finishLoad(returning value: Value) {
     lock.withLock {
-      switch result {
-      case .success(let loaded):
-        if let keyed { commit(loaded ?? keyed.initialValue) }
-        setLoadError(nil)
-      case .failure(let error):
-        setLoadError(error)
-      case nil:
-        break
-      }
+      if keyed != nil { commit(value) }
+      setLoadError(nil)
       setLoading(false)
     }
+  }
+
+  /// Goes back to the default: the key has nothing stored.
+  package func finishLoadReturningInitialValue() {
+    lock.withLock {
+      if let keyed { commit(keyed.initialValue) }
+      setLoadError(nil)
+      setLoading(false)
+    }
+  }
+
+  /// Keeps the value and sets `loadError`.
+  package func finishLoad(throwing error: any Error) {
+    lock.withLock {
+      setLoadError(error)
+      setLoading(false)
+    }
+  }
+
+  /// A load whose continuation was dropped: only loading ends.
+  package func finishLoadDropped() {
+    setLoading(false)
   }
 
   @usableFromInline

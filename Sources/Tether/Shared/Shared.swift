@@ -20,14 +20,18 @@ public struct Shared<Value: Sendable>: Sendable {
   @usableFromInline package typealias Box = ReferenceBox<Value, any MutableReference<Value>>
   @usableFromInline package let box: Box
 
-  package init(reference: any MutableReference<Value>, lifetime: ReferenceLifetime?) {
-    self.box = Box(reference, lifetime: lifetime) { reference, observer in
+  /// `stored` is `reference` when it is a stored one (reads are then specialized for `Value`).
+  package init(
+    reference: any MutableReference<Value>, stored: StoredReference<Value>? = nil,
+    lifetime: ReferenceLifetime?
+  ) {
+    self.box = Box(reference, stored: stored, lifetime: lifetime) { reference, observer in
       reference.observe(observer)
     }
   }
 
   package init(_ held: HeldReference<Value>) {
-    self.init(reference: held.reference, lifetime: held.lifetime)
+    self.init(reference: held.reference, stored: held.reference, lifetime: held.lifetime)
   }
 
   /// Shares the value of `key`, using `wrappedValue` only if nothing is live or stored yet.
@@ -76,7 +80,8 @@ public struct Shared<Value: Sendable>: Sendable {
 
   /// A shared value with no key: copies see each other's changes, nothing is stored.
   public init(value: Value) {
-    self.init(reference: StoredReference(value: value), lifetime: nil)
+    let reference = StoredReference(value: value)
+    self.init(reference: reference, stored: reference, lifetime: nil)
   }
 
   /// Unwraps a shared optional; `nil` when it is `nil` now.
@@ -135,7 +140,7 @@ public struct Shared<Value: Sendable>: Sendable {
   public func load(_ key: some SharedKey<Value>) async throws {
     let current = wrappedValue
     let held = Self.reference(for: key, skipInitialLoad: true) { current }
-    box.rekey(to: held.reference, lifetime: held.lifetime)
+    box.rekey(to: held.reference, stored: held.reference, lifetime: held.lifetime)
     try await held.reference.load()
   }
 

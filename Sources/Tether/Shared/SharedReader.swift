@@ -11,14 +11,18 @@ public struct SharedReader<Value: Sendable>: Sendable {
   @usableFromInline package typealias Box = ReferenceBox<Value, any Reference<Value>>
   @usableFromInline package let box: Box
 
-  package init(reference: any Reference<Value>, lifetime: ReferenceLifetime?) {
-    self.box = Box(reference, lifetime: lifetime) { reference, observer in
+  /// `stored` is `reference` when it is a stored one (reads are then specialized for `Value`).
+  package init(
+    reference: any Reference<Value>, stored: StoredReference<Value>? = nil,
+    lifetime: ReferenceLifetime?
+  ) {
+    self.box = Box(reference, stored: stored, lifetime: lifetime) { reference, observer in
       reference.observe(observer)
     }
   }
 
   package init(_ held: HeldReference<Value>) {
-    self.init(reference: held.reference, lifetime: held.lifetime)
+    self.init(reference: held.reference, stored: held.reference, lifetime: held.lifetime)
   }
 
   /// Reads the value of `key`, using `wrappedValue` only if nothing is live or stored yet.
@@ -62,13 +66,14 @@ public struct SharedReader<Value: Sendable>: Sendable {
 
   /// A constant value with no key.
   public init(value: Value) {
-    self.init(reference: StoredReference(value: value), lifetime: nil)
+    let reference = StoredReference(value: value)
+    self.init(reference: reference, stored: reference, lifetime: nil)
   }
 
   /// A read-only view of `shared`, following its changes.
   public init(_ shared: Shared<Value>) {
     let held = shared.box.held
-    self.init(reference: held.reference, lifetime: held.lifetime)
+    self.init(reference: held.reference, stored: held.stored, lifetime: held.lifetime)
   }
 
   /// Unwraps a shared optional; `nil` when it is `nil` now.
@@ -106,7 +111,7 @@ public struct SharedReader<Value: Sendable>: Sendable {
     let held = TetherScope.current.references.reference(
       id: AnyHashable(key.id), reader: key, writer: nil, skipInitialLoad: true
     ) { current }
-    box.rekey(to: held.reference, lifetime: held.lifetime)
+    box.rekey(to: held.reference, stored: held.reference, lifetime: held.lifetime)
     try await held.reference.load()
   }
 
