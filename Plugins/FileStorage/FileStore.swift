@@ -30,8 +30,13 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     writerIfMade.load(ordering: .acquiring)?.takeUnretainedValue()
   }
 
-  private var writer: ThrottledWriter<PendingFileChange> {
-    if let writer = existingWriter { return writer }
+  /// The writer, made if need be. Unmanaged: a save reaches it without a retain and release.
+  private var writer: Unmanaged<ThrottledWriter<PendingFileChange>> {
+    @inline(__always) get { writerIfMade.load(ordering: .acquiring) ?? makeWriter() }
+  }
+
+  @inline(never)
+  private func makeWriter() -> Unmanaged<ThrottledWriter<PendingFileChange>> {
     let (path, settings, state) = (path, settings, state)
     let made = Unmanaged.passRetained(
       ThrottledWriter<PendingFileChange>(
@@ -46,10 +51,10 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
         }))
     let (exchanged, original) = writerIfMade.compareExchange(
       expected: nil, desired: made, ordering: .acquiringAndReleasing)
-    guard !exchanged, let original else { return made.takeUnretainedValue() }
+    guard !exchanged, let original else { return made }
     // Another thread's save made one first.
     made.release()
-    return original.takeUnretainedValue()
+    return original
   }
 
   init(path: String, settings: FileStorageSettings, scope: TetherScope) {
@@ -118,12 +123,15 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     {
       PendingWritesRegistry.register(self, scope: scope)
     }
-    writer.submit(
-      encoder.change(value), immediately: context == .userInitiated,
-      waiter: WriteWaiter(
-        group: continuation.target, completion: { continuation.resume(with: $0) },
-        superseded: { continuation.resumeSuperseded() }),
-      onCaller: continuation.runOnCaller)
+    // The store holds the writer until it goes, and `self` is alive here.
+    writer._withUnsafeGuaranteedRef { writer in
+      writer.submit(
+        encoder.change(value), immediately: context == .userInitiated,
+        waiter: WriteWaiter(
+          group: continuation.target, completion: { continuation.resume(with: $0) },
+          superseded: { continuation.resumeSuperseded() }),
+        onCaller: continuation.runOnCaller)
+    }
   }
 
   /// Writes one change, on the writer's queue.
