@@ -25,9 +25,12 @@ func counted(_ name: String) -> BenchmarkMetric {
 }
 
 /// A fresh folder for one benchmark's files, removed by the next run of the same benchmark.
+///
+/// Named by the benchmark alone: the runner starts a process per benchmark, one after another,
+/// and a name per process left a folder (the 10,000-key one with 10,000 files) for every
+/// process of every run.
 func scratchFolder(_ name: String) -> URL {
-  let folder = URL(filePath: NSTemporaryDirectory())
-    .appending(path: "tether-bench-\(name)-\(ProcessInfo.processInfo.processIdentifier)")
+  let folder = URL(filePath: NSTemporaryDirectory()).appending(path: "tether-bench-\(name)")
   do {
     if FileManager.default.fileExists(atPath: folder.path) {
       try FileManager.default.removeItem(at: folder)
