@@ -17,8 +17,6 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
 
   private let state = LockedState(FileStoreState())
   private let scope: TetherScope
-  /// Whether flushes know of this store: from its first save on (most files are only read).
-  private let registered = Atomic(false)
   /// Made at the first save: most files are only read, and a writer (two locks, a queue's
   /// worth of state, three closures) was a tenth of starting a file key (measured with
   /// callgrind). Held retained here, released in `deinit`. An `Atomic` rather than an
@@ -51,7 +49,11 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
         }))
     let (exchanged, original) = writerIfMade.compareExchange(
       expected: nil, desired: made, ordering: .acquiringAndReleasing)
-    guard !exchanged, let original else { return made }
+    guard !exchanged, let original else {
+      // Flushes know of a store from its first save on, when it has something to flush.
+      PendingWritesRegistry.register(self, scope: scope)
+      return made
+    }
     // Another thread's save made one first.
     made.release()
     return original
@@ -118,11 +120,6 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     _ value: Value, context: SaveContext, encoder: FileEncoder<Value>,
     continuation: SaveContinuation
   ) {
-    if !registered.load(ordering: .relaxed),
-      registered.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
-    {
-      PendingWritesRegistry.register(self, scope: scope)
-    }
     // The store holds the writer until it goes, and `self` is alive here.
     writer._withUnsafeGuaranteedRef { writer in
       writer.submit(

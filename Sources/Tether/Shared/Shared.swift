@@ -74,7 +74,7 @@ public struct Shared<Value: Sendable>: Sendable {
     let held = TetherScope.current.references.reference(
       id: AnyHashable(key.id), reader: key, writer: key, skipInitialLoad: true
     ) { value }
-    held.reference.finishLoad(.success(value))
+    held.reference.finishLoad(returning: value)
     self.init(held)
   }
 

@@ -60,7 +60,7 @@ public struct SharedReader<Value: Sendable>: Sendable {
     let held = TetherScope.current.references.reference(
       id: AnyHashable(key.id), reader: key, writer: nil, skipInitialLoad: true
     ) { value }
-    held.reference.finishLoad(.success(value))
+    held.reference.finishLoad(returning: value)
     self.init(held)
   }
 
