@@ -25,16 +25,19 @@ final class ControlFile: Sendable {
     guard let made else { throw SystemError(call: "mkdtemp", code: errno) }
     folder = made
     path = folder + "/wake"
-    let file = path
-    fd = try systemCall("open", path: path) {
-      open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    // Made and locked under another name, then renamed: a watcher cleaning abandoned folders
+    // never finds a `wake` that is not locked yet, and so never takes a live one.
+    let (building, file) = (folder + "/wake.new", path)
+    fd = try systemCall("open", path: building) {
+      open(building, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     }
     var info = stat()
     let opened = fd
-    try systemCall("fstat", path: path) { fstat(opened, &info) }
+    try systemCall("fstat", path: building) { fstat(opened, &info) }
     inode = UInt64(info.st_ino)
     // Held for the life of the process: a folder whose file is not locked was abandoned.
-    try systemCall("flock", path: path) { flock(opened, LOCK_EX) }
+    try systemCall("flock", path: building) { flock(opened, LOCK_EX) }
+    try systemCall("rename", path: building) { rename(building, file) }
     ControlFile.removeAtExit(folder: folder, file: path)
   }
 
@@ -50,7 +53,12 @@ final class ControlFile: Sendable {
     }
   }
 
-  /// Removes the folders of watchers that ended without running `atexit` (SIGKILL, a crash).
+  /// How old a control folder without its `wake` file must be to count as abandoned: a watcher
+  /// fills its folder microseconds after making it, so only one killed in between leaves it so.
+  static let abandonedAge: TimeInterval = 60
+
+  /// Removes the folders of watchers that ended without running `atexit` (SIGKILL, a crash),
+  /// and those of watchers killed while making theirs.
   private static func removeAbandoned(in parent: String) {
     let names: [String]
     do {
@@ -61,14 +69,37 @@ final class ControlFile: Sendable {
     for name in names where name.hasPrefix("tether-watch-") {
       let folder = parent + "/" + name
       let file = folder + "/wake"
-      let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-      guard fd >= 0 else { continue }
-      if flock(fd, LOCK_EX | LOCK_NB) == 0 {
-        unlink(file)
-        rmdir(folder)
+      let fd: Int32
+      do {
+        fd = try systemCall("open", path: file) { open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+      } catch  where error.code == ENOENT {
+        if isOldFolder(folder) { remove(folder) }
+        continue
+      } catch {
+        continue  // Another user's, or not ours to judge.
       }
-      close(fd)
+      defer { close(fd) }
+      do {
+        try systemCall("flock", path: file) { flock(fd, LOCK_EX | LOCK_NB) }
+      } catch {
+        continue  // Locked: its watcher is alive.
+      }
+      remove(folder)
     }
+  }
+
+  /// Whether `folder` is a directory unchanged for ``abandonedAge``.
+  private static func isOldFolder(_ folder: String) -> Bool {
+    var info = stat()
+    guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return false }
+    return Date().timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec) > abandonedAge
+  }
+
+  /// Removes a control folder and the only files a watcher makes in it.
+  private static func remove(_ folder: String) {
+    unlink(folder + "/wake")
+    unlink(folder + "/wake.new")
+    rmdir(folder)
   }
 
   private static let folders = Mutex<[(String, String)]>([])

@@ -50,6 +50,37 @@ import TetherTesting
     }
   }
 
+  /// A watcher killed while making its folder leaves it without a locked `wake`: removed once it
+  /// is old, kept while it may still be in the making, and a live watcher's is never touched.
+  @Test func aControlFolderKilledHalfMadeIsRemovedOnceOld() async throws {
+    try await withTemporaryDirectory { root in
+      let runtime = root.appending(path: "runtime")
+      let manager = FileManager.default
+      func folder(_ name: String, files: [String] = [], ageInSeconds: TimeInterval) throws -> URL {
+        let folder = runtime.appending(path: "tether-watch-\(name)")
+        try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+        for file in files { try Data().write(to: folder.appending(path: file)) }
+        try manager.setAttributes(
+          [.modificationDate: Date(timeIntervalSinceNow: -ageInSeconds)], ofItemAtPath: folder.path)
+        return folder
+      }
+      _ = try folder("empty", ageInSeconds: 120)
+      _ = try folder("unrenamed", files: ["wake.new"], ageInSeconds: 120)
+      _ = try folder("making", files: ["wake.new"], ageInSeconds: 0)
+      let live = try folder("live", files: ["wake"], ageInSeconds: 120)
+      let fd = open(live.appending(path: "wake").path, O_RDONLY)
+      #expect(fd >= 0 && flock(fd, LOCK_EX) == 0)
+      defer { close(fd) }
+      let result = try await runChild(
+        helperPath, ["count-watches", root.appending(path: "files").path, "1", "1"],
+        environment: ["XDG_RUNTIME_DIR": runtime.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(
+        try manager.contentsOfDirectory(atPath: runtime.path).sorted()
+          == ["tether-watch-live", "tether-watch-making"])
+    }
+  }
+
   @Test func twentyThousandCreationsWhilePausedOverflowThenRescan() async throws {
     try await withTemporaryDirectory { root in
       let result = try await runChild(helperPath, ["overflow", root.path])
