@@ -31,6 +31,20 @@ import TetherTesting
     }
   }
 
+  /// A change's save reports to its shared value, which names the key only when asked.
+  @Test func aChangesSaveThatIsNeverResumedIsReportedNamingTheKey() async throws {
+    try await isolated {
+      let storage = TestStorage<Int>()
+      @Shared(TestKey("never-change", storage: storage)) var n = 0
+      storage.dropContinuations()
+      $n.withLock { $0 = 5 }
+      #expect(n == 5)
+      #expect($n.saveError == nil, "a dropped save is no failure")
+      let reports = LogCapture.messages(at: .error, containing: ".test(\"never-change\")")
+      #expect(reports.contains { $0.contains("save continuation") && $0.contains("never resumed") })
+    }
+  }
+
   @Test func aContinuationResumedTwiceIsReportedAndKeepsTheFirstResult() async throws {
     let results = TestStorage<Int>()
     let continuation = LoadContinuation<Int>("twice-key") { result in
@@ -45,17 +59,31 @@ import TetherTesting
   }
 
   @Test func aSupersededSaveTellsItsTargetNothingAndIsNotReportedAsDropped() {
-    let target = SaveRecorder()
+    let target = SaveRecorder("superseded-key")
     do {
-      let continuation = SaveContinuation(subject: "superseded-key", target: target)
+      let continuation = SaveContinuation(target: target)
       #expect(continuation.target == ObjectIdentifier(target))
       continuation.resumeSuperseded()
     }
     #expect(target.results.isEmpty)
     #expect(LogCapture.messages(at: .error, containing: "superseded-key").isEmpty)
-    let told = SaveContinuation(subject: "told-key", target: target)
+    let told = SaveContinuation(target: target)
+    told.resume()
     told.resume()
     #expect(target.results.count == 1)
+    #expect(
+      LogCapture.messages(at: .error, containing: "superseded-key")
+        .contains { $0.contains("more than once") }, "the target names the key")
+  }
+
+  @Test func aSaveDroppedBeforeItsTargetIsToldSaysSoNamingTheTargetsKey() {
+    let target = SaveRecorder("dropped-target-key")
+    do { _ = SaveContinuation(target: target) }
+    #expect(target.results.count == 1)
+    #expect(target.results.first.map { $0 == nil } == true, "dropped: told nil")
+    #expect(
+      LogCapture.messages(at: .error, containing: "dropped-target-key")
+        .contains { $0.contains("never resumed") })
   }
 
   @Test func workHandedBackRunsOnlyOnTheCallersThreadAndOnlyBeforeItRuns() {
@@ -80,7 +108,6 @@ import TetherTesting
   }
 }
 
-/// Records the results a save continuation delivers to its target.
 extension Thread {
   /// The result of `body` run on a new thread of its own, waited for.
   static func result<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
@@ -95,7 +122,10 @@ extension Thread {
   }
 }
 
+/// Records the results a save continuation delivers to its target.
 private final class SaveRecorder: SaveResultTarget {
+  let saveSubject: any Sendable
+  init(_ key: String) { saveSubject = key }
   private let received = Mutex<[Result<Void, any Error>?]>([])
   var results: [Result<Void, any Error>?] { received.withLock { $0 } }
   func saveFinished(_ result: Result<Void, any Error>?) { received.withLock { $0.append(result) } }

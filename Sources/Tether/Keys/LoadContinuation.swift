@@ -64,16 +64,17 @@ private final class LoadBox<Value: Sendable>: Sendable {
     case closure(@Sendable (Result<Value?, any Error>?) -> Void)
   }
 
-  private let once: ResumeOnce
+  private let once = ResumeOnce(operation: "load")
+  private let subject: any Sendable
   private let deliver: Delivery
 
   init(subject: any Sendable, deliver: Delivery) {
-    self.once = ResumeOnce(subject: subject, operation: "load")
+    self.subject = subject
     self.deliver = deliver
   }
 
   func resume(returning value: Value) {
-    guard once.claim() else { return }
+    guard once.claim(subject: subject) else { return }
     switch deliver {
     case .reference(let reference): reference.finishLoad(returning: value)
     case .closure(let deliver): deliver(.success(value))
@@ -81,7 +82,7 @@ private final class LoadBox<Value: Sendable>: Sendable {
   }
 
   func resumeReturningInitialValue() {
-    guard once.claim() else { return }
+    guard once.claim(subject: subject) else { return }
     switch deliver {
     case .reference(let reference): reference.finishLoadReturningInitialValue()
     case .closure(let deliver): deliver(.success(nil))
@@ -89,7 +90,7 @@ private final class LoadBox<Value: Sendable>: Sendable {
   }
 
   func resume(throwing error: any Error) {
-    guard once.claim() else { return }
+    guard once.claim(subject: subject) else { return }
     switch deliver {
     case .reference(let reference): reference.finishLoad(throwing: error)
     case .closure(let deliver): deliver(.failure(error))
@@ -97,7 +98,7 @@ private final class LoadBox<Value: Sendable>: Sendable {
   }
 
   deinit {
-    guard once.isDroppedUnresumed() else { return }
+    guard once.isDroppedUnresumed(subject: subject) else { return }
     switch deliver {
     case .reference(let reference): reference.finishLoadDropped()
     case .closure(let deliver): deliver(nil)

@@ -7,38 +7,40 @@ import Synchronization
 /// it resumes instead of hanging; one resumed twice keeps the first outcome. Each continuation
 /// keeps this in its own non-generic-over-the-outcome box: a generic box's deinit and its
 /// reabstracted closure cost more than a whole in-memory save (measured with callgrind).
+///
+/// The key a report names is asked for only when reporting: a save continuation made on every
+/// change then need not copy its key's description into an existential.
 struct ResumeOnce: ~Copyable, Sendable {
   private let resumed = Atomic<Bool>(false)
-  // Described only when reporting, so the hot path never renders a key.
-  private let subject: any Sendable
   private let operation: StaticString
 
-  init(subject: any Sendable, operation: StaticString) {
-    self.subject = subject
+  init(operation: StaticString) {
     self.operation = operation
   }
 
-  /// Whether this is the first resume; a later one is reported and must be ignored.
-  func claim() -> Bool {
+  /// Whether this is the first resume; a later one is reported, naming `subject`, and must be
+  /// ignored.
+  func claim(subject: @autoclosure () -> any Sendable) -> Bool {
     let first = resumed.compareExchange(
       expected: false, desired: true, ordering: .acquiringAndReleasing
     ).exchanged
     if !first {
       Logger.tether.error(
         """
-        \(operation) continuation of \(String(describing: subject)) was resumed more than once; \
+        \(operation) continuation of \(String(describing: subject())) was resumed more than once; \
         the later result is ignored
         """)
     }
     return first
   }
 
-  /// Whether the continuation is being dropped unresumed (reported); call from its box's deinit.
-  func isDroppedUnresumed() -> Bool {
+  /// Whether the continuation is being dropped unresumed (reported, naming `subject`); call from
+  /// its box's deinit.
+  func isDroppedUnresumed(subject: @autoclosure () -> any Sendable) -> Bool {
     guard !resumed.load(ordering: .acquiring) else { return false }
     Logger.tether.error(
       """
-      \(operation) continuation of \(String(describing: subject)) was never resumed; \
+      \(operation) continuation of \(String(describing: subject())) was never resumed; \
       the awaiting caller goes on without a result
       """)
     return true

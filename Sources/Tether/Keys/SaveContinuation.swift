@@ -14,10 +14,11 @@ public struct SaveContinuation: Sendable {
     callback: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
     self.box = SaveBox(
-      subject: description,
-      deliver: .closure { result in
-        if let result { callback(result) }
-      })
+      deliver: .closure(
+        subject: description,
+        { result in
+          if let result { callback(result) }
+        }))
   }
 
   /// A continuation that hands its result to `deliver`; with `caller`, the key may hand work
@@ -26,13 +27,14 @@ public struct SaveContinuation: Sendable {
     subject: any Sendable, caller: CallerWork? = nil,
     deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void
   ) {
-    self.box = SaveBox(subject: subject, deliver: .closure(deliver), caller: caller)
+    self.box = SaveBox(deliver: .closure(subject: subject, deliver), caller: caller)
   }
 
-  /// A continuation that reports to `target`, which it keeps alive until then: a stored
-  /// reference saves on every change, and a closure per save would cost an allocation.
-  package init(subject: any Sendable, target: any SaveResultTarget) {
-    self.box = SaveBox(subject: subject, deliver: .target(target))
+  /// A continuation that reports to `target`, which it keeps alive until then and which names
+  /// the key in diagnostics: a stored reference saves on every change, and a closure or a
+  /// description per save would cost an allocation or an existential copy.
+  package init(target: any SaveResultTarget) {
+    self.box = SaveBox(deliver: .target(target))
   }
 
   /// Resumes saying the value was saved.
@@ -63,30 +65,37 @@ public struct SaveContinuation: Sendable {
 
 /// The object whose life is the continuation's: it delivers once, or `nil` when dropped.
 private final class SaveBox: Sendable {
-  private let once: ResumeOnce
+  private let once = ResumeOnce(operation: "save")
   private let deliver: Delivery
   let caller: CallerWork?
 
   enum Delivery {
-    case closure(@Sendable (Result<Void, any Error>?) -> Void)
+    case closure(subject: any Sendable, @Sendable (Result<Void, any Error>?) -> Void)
     case target(any SaveResultTarget)
 
     func callAsFunction(_ result: Result<Void, any Error>?) {
       switch self {
-      case .closure(let deliver): deliver(result)
+      case .closure(_, let deliver): deliver(result)
       case .target(let target): target.saveFinished(result)
+      }
+    }
+
+    /// What reports name.
+    var subject: any Sendable {
+      switch self {
+      case .closure(let subject, _): subject
+      case .target(let target): target.saveSubject
       }
     }
   }
 
-  init(subject: any Sendable, deliver: Delivery, caller: CallerWork? = nil) {
-    self.once = ResumeOnce(subject: subject, operation: "save")
+  init(deliver: Delivery, caller: CallerWork? = nil) {
     self.deliver = deliver
     self.caller = caller
   }
 
   func resume(_ result: Result<Void, any Error>) {
-    if once.claim() { deliver(result) }
+    if once.claim(subject: deliver.subject) { deliver(result) }
   }
 
   var target: ObjectIdentifier? {
@@ -95,15 +104,17 @@ private final class SaveBox: Sendable {
   }
 
   func supersede() {
-    _ = once.claim()
+    _ = once.claim(subject: deliver.subject)
   }
 
   deinit {
-    if once.isDroppedUnresumed() { deliver(nil) }
+    if once.isDroppedUnresumed(subject: deliver.subject) { deliver(nil) }
   }
 }
 
 /// What receives a save's result: `nil` when the key dropped the continuation unresumed.
 package protocol SaveResultTarget: AnyObject, Sendable {
   func saveFinished(_ result: Result<Void, any Error>?)
+  /// What a report about the continuation names: its key.
+  var saveSubject: any Sendable { get }
 }

@@ -46,11 +46,9 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   private var observers: [UInt64: @Sendable (Value) -> Void] = [:]
   private var nextObserver: UInt64 = 0
   @exclusivity(unchecked) private var hasObservers = false
-  // Where saves go (set at creation or adopted later), and how a save names its key, made once
-  // so a `withLock` that changes the value only copies it: rendered per call it costs more than
-  // the rest of the mutation (measured with callgrind).
-  @exclusivity(unchecked) private var writer: (any SharedKey<Value>)?
-  @exclusivity(unchecked) private var saveSubject: any Sendable = ""
+  // Where saves go (set at creation or adopted later). Boxed: a change reaches the key through
+  // one retain, where copying it out of an optional existential copied the whole key.
+  @exclusivity(unchecked) private var writer: Writer<Value>?
 
   /// A plain shared value, with no key.
   package init(value: Value) {
@@ -66,8 +64,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   ) {
     self.value = initialValue
     self.keyed = Keyed(reader: reader, initialValue: initialValue)
-    self.writer = writer
-    if let writer { self.saveSubject = KeyDescription(writer) }
+    self.writer = writer.map(Writer.init)
     self.isEqual = Equality.comparer(for: Value.self)
   }
 
@@ -132,8 +129,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   package func adopt(writer: any SharedKey<Value>) {
     lock.withLock {
       guard keyed != nil, self.writer == nil else { return }
-      self.writer = writer
-      self.saveSubject = KeyDescription(writer)
+      self.writer = Writer(writer)
     }
   }
 
@@ -152,9 +148,9 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   @usableFromInline
   func mutated(to newValue: Value) {
     guard commit(newValue), let writer else { return }
-    writer.save(
+    writer.key.save(
       newValue, context: .didSet,
-      continuation: SaveContinuation(subject: saveSubject, target: self))
+      continuation: SaveContinuation(target: self))
   }
 
   @usableFromInline
@@ -178,7 +174,9 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
       let caller = CallerWork()
       // Under the lock, so this save reaches the key in order with implicit ones.
       lock.withLock {
-        guard let writer else { return continuation.resume(returning: .success(())) }
+        guard let writer = writer?.key else {
+          return continuation.resume(returning: .success(()))
+        }
         writer.save(
           value, context: .userInitiated,
           continuation: SaveContinuation(subject: writer, caller: caller) { result in
@@ -270,6 +268,11 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
     return true
   }
 
+  /// The key a report about one of this value's saves names.
+  package var saveSubject: any Sendable {
+    lock.withLock { writer.map { $0.key as any Sendable } ?? "a shared value without a key" }
+  }
+
   /// Takes a save's result: success clears the errors, failure sets `saveError`.
   package func saveFinished(_ result: Result<Void, any Error>?) {
     lock.withLock {
@@ -328,10 +331,8 @@ final class ObservedSubject: Observable, Sendable {
   static let saveErrorPath = \ObservedSubject.saveError
 }
 
-/// A key as a continuation's subject: an object, so handing it to each save is one retain where
-/// copying the key itself (strings and all) into an existential is not.
-private final class KeyDescription: Sendable, CustomStringConvertible {
-  let key: any Sendable
-  init(_ key: any Sendable) { self.key = key }
-  var description: String { String(describing: key) }
+/// A reference's writing key, held in an object so that saving reaches it without a copy.
+private final class Writer<Value: Sendable>: Sendable {
+  let key: any SharedKey<Value>
+  init(_ key: any SharedKey<Value>) { self.key = key }
 }
