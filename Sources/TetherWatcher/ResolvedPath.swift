@@ -18,10 +18,13 @@ package enum ResolvedPath {
     // A symlink loop ends after as many hops as the kernel allows (ELOOP's limit).
     for _ in 0..<40 {
       let parent = realParent(of: path)
-      let candidate = LexicalPath.joining(parent, LexicalPath.name(of: path))
+      let name = LexicalPath.name(of: path)
+      let candidate = LexicalPath.joining(parent.path, name)
+      // Most names are in a folder listed since its last change, and are not links there.
+      if let links = parent.links, !links.contains(name) { return candidate }
       guard let target = link(at: candidate) else { return candidate }
       path = LexicalPath.normalized(
-        target.hasPrefix("/") ? target : LexicalPath.joining(parent, target))
+        target.hasPrefix("/") ? target : LexicalPath.joining(parent.path, target))
     }
     return path
   }
@@ -33,33 +36,74 @@ package enum ResolvedPath {
     let path: String
     let device: UInt64
     let inode: UInt64
+    var listing: Listing?
+  }
+
+  /// A folder's links as a listing found them, and its change time then, which any later entry
+  /// made, removed or renamed in it moves.
+  private struct Listing {
+    let changed: timespec
+    let links: Set<String>
+  }
+
+  /// How long a folder must have been unchanged before its listing is trusted: a change within
+  /// the same tick of the file system's clock could leave its change time as it was (two
+  /// seconds covers FAT; ext4, XFS, Btrfs and tmpfs tick in milliseconds).
+  private static let listingMargin = 2
+
+  /// A folder with symlinks resolved, and when it is known, the names in it that may be links.
+  private struct RealParent {
+    let path: String
+    let links: Set<String>?
   }
 
   /// `path`'s folder with symlinks resolved. `realpath` reads every component's link (three to
   /// six system calls a key); a folder resolved before costs one `stat` instead, which also
-  /// notices when a link on the way now leads to another folder.
-  private static func realParent(of path: String) -> String {
+  /// notices when a link on the way now leads to another folder, and whether the folder changed
+  /// since it was listed (a listing saves each file's `readlink`).
+  private static func realParent(of path: String) -> RealParent {
     let parent = LexicalPath.parent(of: path)
     var info = stat()
     do {
       try systemCall("stat", path: parent) { stat(parent, &info) }
     } catch {
       // No folder yet (it is made at the first write): nothing to resolve through.
-      return parent
+      return RealParent(path: parent, links: nil)
     }
-    let (device, inode) = (UInt64(info.st_dev), UInt64(info.st_ino))
-    if let known = folders.withLock({ $0[parent] }), known.device == device, known.inode == inode {
-      return known.path
+    let (device, inode, changed) = (UInt64(info.st_dev), UInt64(info.st_ino), info.st_ctim)
+    let known = folders.withLock { $0[parent] }
+    if let known, known.device == device, known.inode == inode {
+      if let listing = known.listing, listing.changed == changed {
+        return RealParent(path: known.path, links: listing.links)
+      }
+      return remember(parent, known.path, device: device, inode: inode, changed: changed)
     }
-    guard let resolved = realpath(parent, nil) else { return parent }
+    guard let resolved = realpath(parent, nil) else { return RealParent(path: parent, links: nil) }
     defer { free(resolved) }
-    let real = String(cString: resolved)
+    return remember(
+      parent, String(cString: resolved), device: device, inode: inode, changed: changed)
+  }
+
+  /// Notes that `parent` resolves to `real`, listed when it has been still for long enough.
+  private static func remember(
+    _ parent: String, _ real: String, device: UInt64, inode: UInt64, changed: timespec
+  ) -> RealParent {
+    var listing: Listing?
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    if changed.tv_sec + listingMargin < now.tv_sec {
+      do {
+        listing = Listing(changed: changed, links: try DirectoryListing.possibleLinks(in: real))
+      } catch {
+        // Unreadable (search without read permission): each name is asked instead.
+      }
+    }
     folders.withLock { folders in
       // Bounded for processes that make keys in ever new folders (test suites).
       if folders.count >= 4096 { folders.removeAll(keepingCapacity: true) }
-      folders[parent] = ResolvedFolder(path: real, device: device, inode: inode)
+      folders[parent] = ResolvedFolder(path: real, device: device, inode: inode, listing: listing)
     }
-    return real
+    return RealParent(path: real, links: listing?.links)
   }
 
   /// The target of the symlink at `path`, or `nil` when it is not one (nearly always): asked
@@ -95,5 +139,11 @@ package enum ResolvedPath {
     guard count > 0 else { return .notALink }
     guard count < buffer.count else { return .truncated }
     return .path(String(decoding: buffer[..<count], as: UTF8.self))
+  }
+}
+
+extension timespec {
+  fileprivate static func == (lhs: timespec, rhs: timespec) -> Bool {
+    lhs.tv_sec == rhs.tv_sec && lhs.tv_nsec == rhs.tv_nsec
   }
 }

@@ -85,6 +85,33 @@ import TetherWatcher
     }
   }
 
+  /// A folder unchanged for two seconds is listed once for its links instead of each name being
+  /// asked: the links it held are followed, and so is one made after the listing.
+  @Test func aListedFolderFollowsItsLinksAndOnesMadeSince() async throws {
+    try await withTemporaryDirectory { folder in
+      let manager = FileManager.default
+      let files = folder.appending(path: "files")
+      try manager.createDirectory(at: files, withIntermediateDirectories: true)
+      let real = ResolvedPath.of(path: files.path)
+      try Data("1".utf8).write(to: files.appending(path: "plain.json"))
+      try manager.createSymbolicLink(
+        atPath: files.appending(path: "old.json").path, withDestinationPath: "plain.json")
+      // Not an event to wait for: the file system's clock must move past the folder's change.
+      try await Task.sleep(for: .seconds(3))
+      #expect(ResolvedPath.of(path: files.path + "/plain.json") == real + "/plain.json")
+      #expect(ResolvedPath.of(path: files.path + "/old.json") == real + "/plain.json")
+      #expect(ResolvedPath.of(path: files.path + "/missing.json") == real + "/missing.json")
+      try manager.createSymbolicLink(
+        atPath: files.appending(path: "new.json").path, withDestinationPath: "plain.json")
+      #expect(ResolvedPath.of(path: files.path + "/new.json") == real + "/plain.json")
+      // Replacing a listed file by a link, by rename (editors, `ln -sf`), counts too.
+      try manager.createSymbolicLink(
+        atPath: files.appending(path: "swap").path, withDestinationPath: "missing.json")
+      #expect(rename(files.path + "/swap", files.path + "/plain.json") == 0)
+      #expect(ResolvedPath.of(path: files.path + "/plain.json") == real + "/missing.json")
+    }
+  }
+
   /// A file link is read into a small buffer first: a target longer than it must still be
   /// followed whole, not cut off.
   @Test(arguments: [1, 300])
