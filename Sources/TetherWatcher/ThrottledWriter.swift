@@ -172,15 +172,16 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     }
     guard let group = waiter.group else { return waiters.append(waiter) }
     // One value saving again and again is the common case: its waiter is the last, found
-    // without hashing.
-    let index =
-      waiters.last?.group == group ? waiters.count - 1 : groupIndex[group]
+    // without hashing. Waiters are read in place and swapped, not copied: a copy retains and
+    // releases its closures (measured: a third of a file-backed save's cost here).
+    let last = waiters.count - 1
+    let index = last >= 0 && waiters[last].group == group ? last : groupIndex[group]
     guard let index else {
       groupIndex[group] = waiters.count
       return waiters.append(waiter)
     }
-    let older = waiters[index]
-    waiters[index] = waiter
+    var older = waiter
+    swap(&older, &waiters[index])
     older.superseded?()
   }
 

@@ -34,7 +34,7 @@ public struct SaveContinuation: Sendable {
   /// the key in diagnostics: a stored reference saves on every change, and a closure or a
   /// description per save would cost an allocation or an existential copy.
   package init(target: any SaveResultTarget) {
-    self.box = SaveBox(deliver: .target(target))
+    self.box = SaveBox(target: target)
   }
 
   /// Resumes saying the value was saved.
@@ -92,16 +92,21 @@ private final class SaveBox: Sendable {
   init(deliver: Delivery, caller: CallerWork? = nil) {
     self.deliver = deliver
     self.caller = caller
+    self.target = nil
+  }
+
+  init(target: any SaveResultTarget) {
+    self.deliver = .target(target)
+    self.caller = nil
+    self.target = ObjectIdentifier(target)
   }
 
   func resume(_ result: Result<Void, any Error>) {
     if once.claim(subject: deliver.subject) { deliver(result) }
   }
 
-  var target: ObjectIdentifier? {
-    guard case .target(let target) = deliver else { return nil }
-    return ObjectIdentifier(target)
-  }
+  /// Kept apart from `deliver`, which would be copied (a retain and release) to be asked.
+  let target: ObjectIdentifier?
 
   func supersede() {
     _ = once.claim(subject: deliver.subject)
