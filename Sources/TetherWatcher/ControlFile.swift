@@ -38,7 +38,7 @@ final class ControlFile: Sendable {
     // Held for the life of the process: a folder whose file is not locked was abandoned.
     try systemCall("flock", path: building) { flock(opened, LOCK_EX) }
     try systemCall("rename", path: building) { rename(building, file) }
-    ControlFile.removeAtExit(folder: folder, file: path)
+    ControlFile.removeAtExit(folder: folder)
   }
 
   /// Wakes the watcher thread.
@@ -91,7 +91,12 @@ final class ControlFile: Sendable {
   /// Whether `folder` is a directory unchanged for ``abandonedAge``.
   private static func isOldFolder(_ folder: String) -> Bool {
     var info = stat()
-    guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return false }
+    do {
+      try systemCall("lstat", path: folder) { lstat(folder, &info) }
+    } catch {
+      return false  // Gone already, or not ours to judge.
+    }
+    guard info.st_mode & S_IFMT == S_IFDIR else { return false }
     return Date().timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec) > abandonedAge
   }
 
@@ -102,18 +107,15 @@ final class ControlFile: Sendable {
     rmdir(folder)
   }
 
-  private static let folders = Mutex<[(String, String)]>([])
+  private static let folders = Mutex<[String]>([])
   private static let registered: Void = {
     atexit {
-      for (folder, file) in ControlFile.folders.withLock({ $0 }) {
-        unlink(file)
-        rmdir(folder)
-      }
+      for folder in ControlFile.folders.withLock({ $0 }) { ControlFile.remove(folder) }
     }
   }()
 
-  private static func removeAtExit(folder: String, file: String) {
+  private static func removeAtExit(folder: String) {
     _ = registered
-    folders.withLock { $0.append((folder, file)) }
+    folders.withLock { $0.append(folder) }
   }
 }

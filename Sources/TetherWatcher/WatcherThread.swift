@@ -126,7 +126,7 @@ final class WatcherThread {
     var targets: [String: Set<String>] = [:]
     for directory in wanted {
       // A watched folder stands until its removal's event says otherwise (and rebuilds): only
-      // new folders are looked for, or each new folder would stat every folder (10,000 stats
+      // new folders are looked for, or each new folder would stat every folder (5,050 stats
       // for 100 folders).
       let target = watches[directory] != nil ? directory : Self.nearestExisting(directory)
       targets[target, default: []].insert(directory)

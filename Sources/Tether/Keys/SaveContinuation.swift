@@ -13,12 +13,9 @@ public struct SaveContinuation: Sendable {
     _ description: String,
     callback: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
-    self.box = SaveBox(
-      deliver: .closure(
-        subject: description,
-        { result in
-          if let result { callback(result) }
-        }))
+    self.box = SaveBox(subject: description) { result in
+      if let result { callback(result) }
+    }
   }
 
   /// A continuation that hands its result to `deliver`; with `caller`, the key may hand work
@@ -27,7 +24,7 @@ public struct SaveContinuation: Sendable {
     subject: any Sendable, caller: CallerWork? = nil,
     deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void
   ) {
-    self.box = SaveBox(deliver: .closure(subject: subject, deliver), caller: caller)
+    self.box = SaveBox(subject: subject, caller: caller, deliver: deliver)
   }
 
   /// A continuation that reports to `target`, which it keeps alive until then and which names
@@ -68,6 +65,8 @@ private final class SaveBox: Sendable {
   private let once = ResumeOnce(operation: "save")
   private let deliver: Delivery
   let caller: CallerWork?
+  /// Kept apart from `deliver`, which would be copied (a retain and release) to be asked.
+  let target: ObjectIdentifier?
 
   enum Delivery {
     case closure(subject: any Sendable, @Sendable (Result<Void, any Error>?) -> Void)
@@ -89,8 +88,11 @@ private final class SaveBox: Sendable {
     }
   }
 
-  init(deliver: Delivery, caller: CallerWork? = nil) {
-    self.deliver = deliver
+  init(
+    subject: any Sendable, caller: CallerWork? = nil,
+    deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void
+  ) {
+    self.deliver = .closure(subject: subject, deliver)
     self.caller = caller
     self.target = nil
   }
@@ -104,9 +106,6 @@ private final class SaveBox: Sendable {
   func resume(_ result: Result<Void, any Error>) {
     if once.claim(subject: deliver.subject) { deliver(result) }
   }
-
-  /// Kept apart from `deliver`, which would be copied (a retain and release) to be asked.
-  let target: ObjectIdentifier?
 
   func supersede() {
     _ = once.claim(subject: deliver.subject)
