@@ -84,7 +84,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   /// - Parameter onCaller: for an immediate write, hands the write to the calling thread to run
   ///   once it has let go of its locks; `false` when it cannot (the write is queued instead).
   package func submit(
-    _ change: Change, immediately: Bool, waiter: WriteWaiter,
+    _ change: consuming Change, immediately: Bool, waiter: consuming WriteWaiter,
     onCaller: ((@escaping () -> Void) -> Bool)? = nil
   ) {
     lock.lock()
@@ -163,9 +163,14 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   }
 
   /// Makes `change` pending, merged into what is pending already.
-  private func store(_ change: Change, waiter: WriteWaiter) {
+  // Both taken, not borrowed: stored without a copy (a retain here and a release in the caller).
+  private func store(_ change: consuming Change, waiter: consuming WriteWaiter) {
     if hasPendingChange {
-      if let merge { merge(&pendingChange.pointee, change) } else { pendingChange.pointee = change }
+      if let merge {
+        merge(&pendingChange.pointee, change)
+      } else {
+        pendingChange.pointee = consume change
+      }
     } else {
       pendingChange.initialize(to: change)
       hasPendingChange = true

@@ -45,6 +45,66 @@ import TetherTesting
     }
   }
 
+  /// A change's save continuation is reused once the key is done with it: each reuse must tell
+  /// its own result, as a new continuation would.
+  @Test func eachChangesSaveTellsItsOwnResultWhenItsContinuationIsReused() async throws {
+    try await isolated {
+      let storage = TestStorage<Int>()
+      @Shared(TestKey("reused", storage: storage)) var n = 0
+      for round in 1...3 {
+        storage.failSaves(with: Boom(code: round))
+        $n.withLock { $0 += 1 }
+        #expect(($n.saveError as? Boom)?.code == round)
+        storage.failSaves(with: nil)
+        $n.withLock { $0 += 1 }
+        #expect($n.saveError == nil, "round \(round): a later success clears the failure")
+      }
+      #expect(storage.saves.count == 3, "the three that succeeded")
+      #expect(LogCapture.messages(at: .error, containing: ".test(\"reused\")").isEmpty)
+    }
+  }
+
+  /// The continuation kept for reuse must not keep its shared value alive (a cycle).
+  @Test func aSharedValueWhoseSavesWereResumedIsLetGoWithItsHolders() async throws {
+    try await isolated {
+      weak var released: TestStorage<Int>?
+      do {
+        let storage = TestStorage<Int>()
+        released = storage
+        @Shared(TestKey("let-go", storage: storage)) var n = 0
+        for _ in 1...3 { $n.withLock { $0 += 1 } }
+        #expect(storage.saves.count == 3)
+      }
+      #expect(released == nil, "the key (and its storage) went with the last holder")
+    }
+  }
+
+  /// A key that holds its saves' continuations (as a throttled writer does) and resumes them
+  /// later: each result still reaches the value, and the value still goes with its holders.
+  @Test func heldSavesReportTheirResultsAndLetTheValueGoOnceResumed() async throws {
+    try await isolated {
+      weak var released: HoldingStore?
+      do {
+        let store = HoldingStore()
+        released = store
+        @Shared(HoldingKey(store: store)) var n = 0
+        for round in 1...3 {
+          $n.withLock { $0 += 1 }
+          $n.withLock { $0 += 1 }
+          store.resumeAll(with: .failure(Boom(code: round)))
+          #expect(($n.saveError as? Boom)?.code == round)
+          $n.withLock { $0 += 1 }
+          store.resumeAll(with: .success(()))
+          #expect($n.saveError == nil, "round \(round)")
+        }
+        $n.withLock { $0 += 1 }
+        #expect(store.heldCount == 1)
+        store.resumeAll(with: .success(()))
+      }
+      #expect(released == nil, "the key (and its store) went with the last holder")
+    }
+  }
+
   @Test func aContinuationResumedTwiceIsReportedAndKeepsTheFirstResult() async throws {
     let results = TestStorage<Int>()
     let continuation = LoadContinuation<Int>("twice-key") { result in
@@ -129,4 +189,34 @@ private final class SaveRecorder: SaveResultTarget {
   private let received = Mutex<[Result<Void, any Error>?]>([])
   var results: [Result<Void, any Error>?] { received.withLock { $0 } }
   func saveFinished(_ result: Result<Void, any Error>?) { received.withLock { $0.append(result) } }
+}
+
+/// Keeps save continuations until told to resume them.
+private final class HoldingStore: Sendable {
+  private let held = Mutex<[SaveContinuation]>([])
+  var heldCount: Int { held.withLock { $0.count } }
+  func hold(_ continuation: SaveContinuation) { held.withLock { $0.append(continuation) } }
+  func resumeAll(with result: Result<Void, any Error>) {
+    for continuation in held.withLock({ held in
+      defer { held = [] }
+      return held
+    }) {
+      continuation.resume(with: result)
+    }
+  }
+}
+
+private struct HoldingKey: SharedKey {
+  let store: HoldingStore
+  var id: ObjectIdentifier { ObjectIdentifier(store) }
+  func load(context: LoadContext<Int>, continuation: LoadContinuation<Int>) {
+    continuation.resumeReturningInitialValue()
+  }
+  func subscribe(context: LoadContext<Int>, subscriber: SharedSubscriber<Int>) -> SharedSubscription
+  {
+    SharedSubscription {}
+  }
+  func save(_ value: Int, context: SaveContext, continuation: SaveContinuation) {
+    store.hold(continuation)
+  }
 }

@@ -1,9 +1,11 @@
+import Synchronization
+
 /// What a key's `save` resumes, exactly once, from any thread.
 ///
 /// The same rules as ``LoadContinuation``: a continuation never resumed or resumed twice is
 /// reported, and the caller awaiting it goes on.
 public struct SaveContinuation: Sendable {
-  private let box: SaveBox
+  private var box: SaveBox
 
   /// Creates a continuation that hands its result to `callback`.
   ///
@@ -60,31 +62,85 @@ public struct SaveContinuation: Sendable {
   }
 }
 
+/// A shared value's own save continuations, reused once its key is done with them.
+///
+/// A shared value saves on every change, and a new continuation each time (an allocation, a
+/// deinit, the target's retain and release) was a third of an in-memory `withLock` (callgrind).
+/// A key is done with a continuation when nothing else holds it and it was resumed: an
+/// in-memory key by the time `save` returns, a throttled file key once the change's newer save
+/// supersedes it. Guard it with the shared value's lock.
+package struct SaveContinuations {
+  /// Resumed and held by nothing else: the next save's continuation.
+  private var spare: SaveContinuation?
+  /// The last save's, which its key still held when `save` returned.
+  private var last: SaveContinuation?
+
+  package init() {}
+
+  /// The continuation for `target`'s next save.
+  package mutating func next(for target: any SaveResultTarget) -> SaveContinuation {
+    guard let reused = spare.take() else { return SaveContinuation(target: target) }
+    reused.rearm()
+    return reused
+  }
+
+  /// Takes back the continuation just handed to the key's `save`, once that returned.
+  package mutating func saved(_ continuation: consuming SaveContinuation) {
+    var current = continuation
+    // A previous one the key still holds is let go of here: the key alone ends it.
+    if var previous = last.take(), previous.use() == .done { spare = previous }
+    switch current.use() {
+    case .done: if spare == nil { spare = current }
+    case .held: last = current
+    case .dropped: break  // Let go now, so its deinit reports it.
+    }
+  }
+
+  /// Lets go of every continuation: a box held here while its key still holds it keeps its
+  /// target alive, so the target's holders all going must end that (no cycle).
+  package mutating func removeAll() {
+    spare = nil
+    last = nil
+  }
+}
+
+extension SaveContinuation {
+  fileprivate enum Use { case done, held, dropped }
+
+  /// Where the key is with it: done (resumed, and held by nothing else, so it no longer keeps
+  /// its target alive), still holding it, or done without resuming it.
+  fileprivate mutating func use() -> Use {
+    guard isKnownUniquelyReferenced(&box) else { return .held }
+    return box.disarmIfResumed() ? .done : .dropped
+  }
+
+  fileprivate func rearm() { box.rearm() }
+}
+
 /// The object whose life is the continuation's: it delivers once, or `nil` when dropped.
 private final class SaveBox: Sendable {
   private let once = ResumeOnce(operation: "save")
-  private let deliver: Delivery
+  private let closure: ClosureDelivery?
+  /// A target, which the box keeps alive by a retain of its own (`retained`) while armed: from
+  /// when it is made or rearmed until it is recycled or deinitialized, so that a recycled box
+  /// kept by its target makes no cycle. `unowned(unsafe)`: never touched while not retained.
+  private unowned(unsafe) let reference: (any SaveResultTarget)?
+  /// The same object for its retain and release: a trivial value, where binding `reference`
+  /// would itself retain it and release it again. Unchecked: the object is `reference`, a
+  /// `Sendable` target, typed `AnyObject` only because `Unmanaged` cannot hold an existential.
+  private nonisolated(unsafe) let retained: Unmanaged<AnyObject>?
+  private let armed: Atomic<Bool>
   let caller: CallerWork?
-  /// Kept apart from `deliver`, which would be copied (a retain and release) to be asked.
   let target: ObjectIdentifier?
 
-  enum Delivery {
-    case closure(subject: any Sendable, @Sendable (Result<Void, any Error>?) -> Void)
-    case target(any SaveResultTarget)
+  /// An object, so that a box without one lets go of it with a single release of `nil`.
+  final class ClosureDelivery: Sendable {
+    let subject: any Sendable
+    let deliver: @Sendable (Result<Void, any Error>?) -> Void
 
-    func callAsFunction(_ result: Result<Void, any Error>?) {
-      switch self {
-      case .closure(_, let deliver): deliver(result)
-      case .target(let target): target.saveFinished(result)
-      }
-    }
-
-    /// What reports name.
-    var subject: any Sendable {
-      switch self {
-      case .closure(let subject, _): subject
-      case .target(let target): target.saveSubject
-      }
+    init(subject: any Sendable, deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void) {
+      self.subject = subject
+      self.deliver = deliver
     }
   }
 
@@ -92,27 +148,66 @@ private final class SaveBox: Sendable {
     subject: any Sendable, caller: CallerWork? = nil,
     deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void
   ) {
-    self.deliver = .closure(subject: subject, deliver)
+    self.closure = ClosureDelivery(subject: subject, deliver: deliver)
+    self.reference = nil
+    self.retained = nil
+    self.armed = Atomic(false)
     self.caller = caller
     self.target = nil
   }
 
   init(target: any SaveResultTarget) {
-    self.deliver = .target(target)
+    self.closure = nil
+    self.reference = target
+    self.retained = Unmanaged<AnyObject>.passRetained(target)
+    self.armed = Atomic(true)
     self.caller = nil
     self.target = ObjectIdentifier(target)
   }
 
+  /// What reports name.
+  private var subject: any Sendable {
+    if let reference { return reference.saveSubject }
+    return closure!.subject
+  }
+
+  private func deliver(_ result: Result<Void, any Error>?) {
+    if let reference { return reference.saveFinished(result) }
+    closure!.deliver(result)
+  }
+
   func resume(_ result: Result<Void, any Error>) {
-    if once.claim(subject: deliver.subject) { deliver(result) }
+    if once.claim(subject: subject) { deliver(result) }
   }
 
   func supersede() {
-    _ = once.claim(subject: deliver.subject)
+    _ = once.claim(subject: subject)
+  }
+
+  /// Lets go of the target when the save was resumed; call only while the box's sole holder.
+  func disarmIfResumed() -> Bool {
+    guard let retained, once.isResumed else { return false }
+    armed.store(false, ordering: .relaxed)
+    retained.release()
+    return true
+  }
+
+  /// Makes a recycled box new again for its target's next save; call only while its sole holder.
+  func rearm() {
+    guard let retained else { return }
+    _ = retained.retain()
+    once.reset()
+    armed.store(true, ordering: .relaxed)
   }
 
   deinit {
-    if once.isDroppedUnresumed(subject: deliver.subject) { deliver(nil) }
+    if let retained {
+      guard armed.load(ordering: .relaxed) else { return }
+      if once.isDroppedUnresumed(subject: subject) { deliver(nil) }
+      retained.release()
+    } else if let closure, once.isDroppedUnresumed(subject: closure.subject) {
+      closure.deliver(nil)
+    }
   }
 }
 

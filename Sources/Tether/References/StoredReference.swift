@@ -49,6 +49,8 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   // Where saves go (set at creation or adopted later). Boxed: a change reaches the key through
   // one retain, where copying it out of an optional existential copied the whole key.
   @exclusivity(unchecked) private var writer: Writer<Value>?
+  /// The changes' save continuations, reused.
+  @exclusivity(unchecked) private var saves = SaveContinuations()
 
   /// A plain shared value, with no key.
   package init(value: Value) {
@@ -73,6 +75,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   /// The key's callbacks hold this reference strongly; cancelling its subscription lets them go.
   package func stop() {
     let subscription = lock.withLock {
+      saves.removeAll()
       defer { self.subscription = nil }
       return self.subscription
     }
@@ -148,9 +151,9 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   @usableFromInline
   func mutated(to newValue: Value) {
     guard commit(newValue), let writer else { return }
-    writer.key.save(
-      newValue, context: .didSet,
-      continuation: SaveContinuation(target: self))
+    let continuation = saves.next(for: self)
+    writer.key.save(newValue, context: .didSet, continuation: continuation)
+    saves.saved(continuation)
   }
 
   @usableFromInline
