@@ -20,6 +20,18 @@ import TetherTesting
     }
   }
 
+  @Test func anInitialLoadThatIsNeverResumedIsReportedNamingTheKey() async throws {
+    try await isolated {
+      let storage = TestStorage<Int>(1)
+      storage.dropContinuations()
+      @Shared(TestKey("never-initial", storage: storage)) var n = 0
+      #expect(n == 0, "the default stays")
+      #expect(!$n.isLoading)
+      let reports = LogCapture.messages(at: .error, containing: ".test(\"never-initial\")")
+      #expect(reports.contains { $0.contains("load continuation") && $0.contains("never resumed") })
+    }
+  }
+
   @Test func aSaveThatIsNeverResumedIsReportedAndTheCallerGoesOn() async throws {
     try await isolated {
       let storage = TestStorage<Int>()

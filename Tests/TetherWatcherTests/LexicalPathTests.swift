@@ -35,6 +35,13 @@ import TetherWatcher
     ("/a", "/", "a"),
     ("/", "/", "/"),
     ("name", ".", "name"),
+    ("name/", ".", "name"),
+    ("a//b", "a", "b"),
+    ("//a", "/", "a"),
+    ("//", "/", "/"),
+    ("/a//b//", "/a", "b"),
+    ("/é/ü.json", "/é", "ü.json"),
+    ("", ".", ""),
   ])
   func splitsParentAndName(path: String, parent: String, name: String) {
     #expect(LexicalPath.parent(of: path) == parent)

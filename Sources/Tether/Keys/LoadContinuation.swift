@@ -14,11 +14,9 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
     _ description: String,
     callback: @escaping @Sendable (Result<Value?, any Error>) -> Void
   ) {
-    self.box = LoadBox(
-      subject: description,
-      deliver: .closure { result in
-        if let result { callback(result) }
-      })
+    self.box = LoadBox(subject: description) { result in
+      if let result { callback(result) }
+    }
   }
 
   /// A continuation whose result is `nil` when it is dropped unresumed.
@@ -26,12 +24,13 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
     subject: any Sendable,
     deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void
   ) {
-    self.box = LoadBox(subject: subject, deliver: .closure(deliver))
+    self.box = LoadBox(subject: subject, deliver: deliver)
   }
 
-  /// A continuation that hands its result to `reference` (a key's initial load).
-  package init(subject: any Sendable, reference: StoredReference<Value>) {
-    self.box = LoadBox(subject: subject, deliver: .reference(reference))
+  /// A continuation that hands its result to `reference` (a key's initial load), whose key
+  /// reports name.
+  package init(reference: StoredReference<Value>) {
+    self.box = LoadBox(reference: reference)
   }
 
   /// Resumes with a loaded value.
@@ -59,49 +58,60 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
 /// `Result<Value?, any Error>?`: in unspecialized code every such value has its three types'
 /// metadata looked up at run time (measured: a twentieth of starting a file key).
 private final class LoadBox<Value: Sendable>: Sendable {
-  enum Delivery {
-    case reference(StoredReference<Value>)
-    case closure(@Sendable (Result<Value?, any Error>?) -> Void)
+  /// A closure to tell, as an object: the box then holds two optional references, whose layout
+  /// needs no metadata, where an enum with the closure's generic type looked up three (an
+  /// `Optional` twice) at every resume and deinit.
+  final class Closure: Sendable {
+    let deliver: @Sendable (Result<Value?, any Error>?) -> Void
+    init(_ deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void) {
+      self.deliver = deliver
+    }
   }
 
   private let once = ResumeOnce(operation: "load")
-  private let subject: any Sendable
-  private let deliver: Delivery
+  private let reference: StoredReference<Value>?
+  private let closure: Closure?
+  /// What a closure's reports name; a reference's name its key, asked only when reporting (a
+  /// key boxed as `any Sendable` per load was an allocation per file key).
+  private let closureSubject: (any Sendable)?
 
-  init(subject: any Sendable, deliver: Delivery) {
-    self.subject = subject
-    self.deliver = deliver
+  init(reference: StoredReference<Value>) {
+    self.reference = reference
+    self.closure = nil
+    self.closureSubject = nil
+  }
+
+  init(subject: any Sendable, deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void) {
+    self.reference = nil
+    self.closure = Closure(deliver)
+    self.closureSubject = subject
+  }
+
+  private var subject: any Sendable {
+    reference?.keySubject ?? closureSubject ?? "a load"
   }
 
   func resume(returning value: Value) {
     guard once.claim(subject: subject) else { return }
-    switch deliver {
-    case .reference(let reference): reference.finishLoad(returning: value)
-    case .closure(let deliver): deliver(.success(value))
-    }
+    if let reference { return reference.finishLoad(returning: value) }
+    closure?.deliver(.success(value))
   }
 
   func resumeReturningInitialValue() {
     guard once.claim(subject: subject) else { return }
-    switch deliver {
-    case .reference(let reference): reference.finishLoadReturningInitialValue()
-    case .closure(let deliver): deliver(.success(nil))
-    }
+    if let reference { return reference.finishLoadReturningInitialValue() }
+    closure?.deliver(.success(nil))
   }
 
   func resume(throwing error: any Error) {
     guard once.claim(subject: subject) else { return }
-    switch deliver {
-    case .reference(let reference): reference.finishLoad(throwing: error)
-    case .closure(let deliver): deliver(.failure(error))
-    }
+    if let reference { return reference.finishLoad(throwing: error) }
+    closure?.deliver(.failure(error))
   }
 
   deinit {
     guard once.isDroppedUnresumed(subject: subject) else { return }
-    switch deliver {
-    case .reference(let reference): reference.finishLoadDropped()
-    case .closure(let deliver): deliver(nil)
-    }
+    if let reference { return reference.finishLoadDropped() }
+    closure?.deliver(nil)
   }
 }

@@ -43,7 +43,9 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   private var lastLoadError: (any Error)?
   private var lastSaveError: (any Error)?
   private var subscription: SharedSubscription?
-  private var observers: [UInt64: @Sendable (Value) -> Void] = [:]
+  // Values of a non-generic type: an empty dictionary of a generic closure type had its tuple
+  // and function metadata looked up for every new reference (a fortieth of opening a file key).
+  private var observers: [UInt64: AnyObject] = [:]
   private var nextObserver: UInt64 = 0
   @exclusivity(unchecked) private var hasObservers = false
   // Where saves go (set at creation or adopted later). Boxed: a change reaches the key through
@@ -66,7 +68,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   ) {
     self.value = initialValue
     self.keyed = Keyed(reader: reader, initialValue: initialValue)
-    self.writer = writer.map(Writer.init)
+    if let writer { self.writer = Writer(writer) }
     self.isEqual = Equality.comparer(for: Value.self)
   }
 
@@ -91,7 +93,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
       lock.withLock { loading = true }
       reader.load(
         context: context,
-        continuation: LoadContinuation(subject: reader, reference: self))
+        continuation: LoadContinuation(reference: self))
     }
     let subscriber = SharedSubscriber<Value>(
       callback: { result in self.finishLoad(result) },
@@ -197,7 +199,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
     let id = lock.withLock {
       let id = nextObserver
       nextObserver += 1
-      observers[id] = observer
+      observers[id] = Observer(observer)
       hasObservers = true
       observer(value)
       return id
@@ -266,9 +268,16 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
     registrar.withMutation(of: subject, keyPath: valuePath) { value = newValue }
     // Checked first: iterating the dictionary in unspecialized code looks up its metadata.
     if hasObservers {
-      for observer in observers.values { observer(newValue) }
+      for observer in observers.values {
+        unsafeDowncast(observer, to: Observer<Value>.self).notify(newValue)
+      }
     }
     return true
+  }
+
+  /// The key a report about one of this value's loads names.
+  package var keySubject: any Sendable {
+    keyed.map { $0.reader as any Sendable } ?? "a shared value without a key"
   }
 
   /// The key a report about one of this value's saves names.
@@ -332,6 +341,12 @@ final class ObservedSubject: Observable, Sendable {
   static let loadingPath = \ObservedSubject.loading
   static let loadErrorPath = \ObservedSubject.loadError
   static let saveErrorPath = \ObservedSubject.saveError
+}
+
+/// One of a reference's observers (see ``StoredReference/observe(_:)``).
+private final class Observer<Value: Sendable>: Sendable {
+  let notify: @Sendable (Value) -> Void
+  init(_ notify: @escaping @Sendable (Value) -> Void) { self.notify = notify }
 }
 
 /// A reference's writing key, held in an object so that saving reaches it without a copy.
