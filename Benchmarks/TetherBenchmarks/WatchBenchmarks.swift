@@ -68,6 +68,36 @@ func watchBenchmarks() {
       blackHole(values)
     }
   }
+
+  fileKeyCallsBenchmark(prepare: prepare)
+}
+
+/// The floor under a file key's start: the system calls each key makes (a `stat` of its folder,
+/// which resolving the path needs, then `open`, `read` to the end, `close`) and the decoding,
+/// by hand, with nothing else.
+func fileKeyCallsBenchmark(prepare: @escaping () throws -> [URL]) {
+  Benchmark("watches.calls", configuration: once([counted("start.us")])) { benchmark in
+    let files = try prepare().map { ($0.path, $0.deletingLastPathComponent().path) }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+    defer { buffer.deallocate() }
+    for _ in 0..<5 {
+      let start = ContinuousClock.now
+      let decoder = JSONDecoder()
+      let values = try files.map { path, folder in
+        var info = stat()
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard stat(folder, &info) == 0, fd >= 0 else { throw BenchmarkFailure("\(path): \(errno)") }
+        defer { close(fd) }
+        var data = Data()
+        while case let count = read(fd, buffer.baseAddress, buffer.count), count > 0 {
+          data.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+        return try decoder.decode(Int.self, from: data)
+      }
+      benchmark.measurement(counted("start.us"), microseconds(ContinuousClock.now - start))
+      blackHole(values)
+    }
+  }
 }
 
 /// This process's resident memory, from /proc/self/statm.
