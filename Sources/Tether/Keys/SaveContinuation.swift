@@ -168,12 +168,12 @@ private final class SaveBox: Sendable {
   /// What reports name.
   private var subject: any Sendable {
     if let reference { return reference.saveSubject }
-    return closure!.subject
+    return closure?.subject ?? "a save"
   }
 
   private func deliver(_ result: Result<Void, any Error>?) {
     if let reference { return reference.saveFinished(result) }
-    closure!.deliver(result)
+    closure?.deliver(result)
   }
 
   func resume(_ result: Result<Void, any Error>) {
