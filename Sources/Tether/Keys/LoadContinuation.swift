@@ -58,37 +58,37 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
 /// `Result<Value?, any Error>?`: in unspecialized code every such value has its three types'
 /// metadata looked up at run time (measured: a twentieth of starting a file key).
 private final class LoadBox<Value: Sendable>: Sendable {
-  /// A closure to tell, as an object: the box then holds two optional references, whose layout
-  /// needs no metadata, where an enum with the closure's generic type looked up three (an
-  /// `Optional` twice) at every resume and deinit.
+  /// A closure to tell and what its reports name, as an object: the box then holds two
+  /// optional references, whose layout needs no metadata, where an enum with the closure's
+  /// generic type looked up three (an `Optional` twice) at every resume and deinit.
   final class Closure: Sendable {
+    let subject: any Sendable
     let deliver: @Sendable (Result<Value?, any Error>?) -> Void
-    init(_ deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void) {
+
+    init(subject: any Sendable, deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void) {
+      self.subject = subject
       self.deliver = deliver
     }
   }
 
   private let once = ResumeOnce(operation: "load")
+  /// A reference's reports name its key, asked for only when reporting (a key boxed as
+  /// `any Sendable` per load was an allocation per file key).
   private let reference: StoredReference<Value>?
   private let closure: Closure?
-  /// What a closure's reports name; a reference's name its key, asked only when reporting (a
-  /// key boxed as `any Sendable` per load was an allocation per file key).
-  private let closureSubject: (any Sendable)?
 
   init(reference: StoredReference<Value>) {
     self.reference = reference
     self.closure = nil
-    self.closureSubject = nil
   }
 
   init(subject: any Sendable, deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void) {
     self.reference = nil
-    self.closure = Closure(deliver)
-    self.closureSubject = subject
+    self.closure = Closure(subject: subject, deliver: deliver)
   }
 
   private var subject: any Sendable {
-    reference?.keySubject ?? closureSubject ?? "a load"
+    reference?.keySubject ?? closure?.subject ?? "a load"
   }
 
   func resume(returning value: Value) {
