@@ -98,4 +98,39 @@ import TetherTesting
       #expect(fired)
     }
   }
+
+  // A reference makes its Observation registrar at the first read; changes before it are not
+  // told to Observation, which nothing could be tracking yet.
+  @Test func changesBeforeTheFirstReadAreKeptAndTheNextIsObserved() async throws {
+    try await isolated {
+      let count = Shared(wrappedValue: 0, .inMemory("count"))
+      for _ in 0..<3 { count.withLock { $0 += 1 } }
+      let fired = await firesSynchronously {
+        #expect(count.wrappedValue == 3)
+      } change: {
+        count.withLock { $0 += 1 }
+      }
+      #expect(fired)
+    }
+  }
+
+  @Test func aFirstReadRacingAChangeSeesItOrIsToldOfIt() async throws {
+    try await isolated {
+      for round in 0..<300 {
+        let value = Shared(wrappedValue: 0, .inMemory("race.\(round)"))
+        let outcome = Mutex((seen: -1, fired: false))
+        DispatchQueue.concurrentPerform(iterations: 2) { side in
+          guard side == 0 else { return value.withLock { $0 = 1 } }
+          withObservationTracking {
+            let seen = value.wrappedValue
+            outcome.withLock { $0.seen = seen }
+          } onChange: {
+            outcome.withLock { $0.fired = true }
+          }
+        }
+        let (seen, fired) = outcome.withLock { $0 }
+        #expect(seen == 1 || fired, "round \(round): read \(seen) and was not told of 1")
+      }
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import Foundation
 public import Observation
+public import Synchronization
 
 /// The reference that owns a value: a plain box (`Shared(value:)`) or one backed by a key.
 ///
@@ -12,7 +13,11 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
 {
   // @unchecked: every `var` below is read and written only while holding `lock`.
   @usableFromInline let lock = RecursiveLock()
-  @usableFromInline let registrar = ObservationRegistrar()
+  /// Observation's registrar, made by the first access: until something reads this value
+  /// nothing can observe it, so changes before then skip Observation (a registrar is two
+  /// allocations, and `withMutation` cost more than the rest of a change). Unmanaged, so an
+  /// inlined read reaches it without a retain; made holding `lock`, released in `deinit`.
+  @usableFromInline let registrar = Atomic<Unmanaged<Registrar>?>(nil)
   // Observation is told about one non-generic subject: a generic class's key paths and its
   // `Observable` witness table are looked up at run time on every access (measured: most of a
   // read). The registrar matches changes by its own identity and the key path, not the subject,
@@ -72,6 +77,10 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
     self.isEqual = Equality.comparer(for: Value.self)
   }
 
+  deinit {
+    registrar.load(ordering: .acquiring)?.release()
+  }
+
   /// Stops following the key, once the last holder has let go (see ``ReferenceLifetime``).
   ///
   /// The key's callbacks hold this reference strongly; cancelling its subscription lets them go.
@@ -107,26 +116,57 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   // dynamic dispatch (measured with callgrind: most of a read, before).
   @inlinable
   package var wrappedValue: Value {
-    registrar.access(subject, keyPath: valuePath)
+    access(valuePath)
     return lock.withLockNonReentrant { value }
   }
 
   @usableFromInline
   package var isLoading: Bool {
-    registrar.access(subject, keyPath: ObservedSubject.loadingPath)
+    access(ObservedSubject.loadingPath)
     return lock.withLock { loading }
   }
 
   @usableFromInline
   package var loadError: (any Error)? {
-    registrar.access(subject, keyPath: ObservedSubject.loadErrorPath)
+    access(ObservedSubject.loadErrorPath)
     return lock.withLock { lastLoadError }
   }
 
   @usableFromInline
   package var saveError: (any Error)? {
-    registrar.access(subject, keyPath: ObservedSubject.saveErrorPath)
+    access(ObservedSubject.saveErrorPath)
     return lock.withLock { lastSaveError }
+  }
+
+  /// Tells Observation that `keyPath` is read.
+  @inlinable @inline(__always)
+  func access(_ keyPath: KeyPath<ObservedSubject, Void>) {
+    guard let registrar = registrar.load(ordering: .acquiring) else {
+      return firstAccess(keyPath)
+    }
+    registrar._withUnsafeGuaranteedRef { $0.registrar.access(subject, keyPath: keyPath) }
+  }
+
+  /// Makes the registrar holding `lock`, so a change made before it skipped Observation only
+  /// if it was committed before the read that follows this access.
+  @usableFromInline
+  func firstAccess(_ keyPath: KeyPath<ObservedSubject, Void>) {
+    let made = lock.withLock {
+      if let made = registrar.load(ordering: .acquiring) { return made }
+      let made = Unmanaged.passRetained(Registrar())
+      registrar.store(made, ordering: .releasing)
+      return made
+    }
+    made._withUnsafeGuaranteedRef { $0.registrar.access(subject, keyPath: keyPath) }
+  }
+
+  /// Runs `change`, telling Observation about it if anything has read this value; call holding
+  /// `lock`.
+  private func mutate(_ keyPath: KeyPath<ObservedSubject, Void>, _ change: () -> Void) {
+    guard let registrar = registrar.load(ordering: .relaxed) else { return change() }
+    registrar._withUnsafeGuaranteedRef {
+      $0.registrar.withMutation(of: subject, keyPath: keyPath, change)
+    }
   }
 
   /// Lets a `Shared` join a reference that a `SharedReader` created with a read-only key of the
@@ -265,7 +305,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   @discardableResult
   private func commit(_ newValue: Value) -> Bool {
     if let isEqual, isEqual(value, newValue) { return false }
-    registrar.withMutation(of: subject, keyPath: valuePath) { value = newValue }
+    mutate(valuePath) { value = newValue }
     // Checked first: iterating the dictionary in unspecialized code looks up its metadata.
     if hasObservers {
       for observer in observers.values {
@@ -304,24 +344,18 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   private func setLoading(_ isLoading: Bool) {
     lock.withLock {
       guard loading != isLoading else { return }
-      registrar.withMutation(of: subject, keyPath: ObservedSubject.loadingPath) {
-        loading = isLoading
-      }
+      mutate(ObservedSubject.loadingPath) { loading = isLoading }
     }
   }
 
   private func setLoadError(_ error: (any Error)?) {
     guard lastLoadError != nil || error != nil else { return }
-    registrar.withMutation(of: subject, keyPath: ObservedSubject.loadErrorPath) {
-      lastLoadError = error
-    }
+    mutate(ObservedSubject.loadErrorPath) { lastLoadError = error }
   }
 
   private func setSaveError(_ error: (any Error)?) {
     guard lastSaveError != nil || error != nil else { return }
-    registrar.withMutation(of: subject, keyPath: ObservedSubject.saveErrorPath) {
-      lastSaveError = error
-    }
+    mutate(ObservedSubject.saveErrorPath) { lastSaveError = error }
   }
 }
 
@@ -341,6 +375,12 @@ final class ObservedSubject: Observable, Sendable {
   static let loadingPath = \ObservedSubject.loading
   static let loadErrorPath = \ObservedSubject.loadError
   static let saveErrorPath = \ObservedSubject.saveError
+}
+
+/// A reference's Observation registrar, in an object so that it can be made at the first read.
+@usableFromInline
+final class Registrar: Sendable {
+  @usableFromInline let registrar = ObservationRegistrar()
 }
 
 /// One of a reference's observers (see ``StoredReference/observe(_:)``).
