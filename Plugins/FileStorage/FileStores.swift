@@ -22,12 +22,15 @@ final class FileStores: Sendable {
   func store<Value: Sendable>(
     path: String, of type: Value.Type, settings: FileStorageSettings
   ) -> FileStore<Value> {
-    stores.withLock { stores in
+    let store = stores.withLock { stores -> AnyObject in
       let slot = Slot(path: path, type: ObjectIdentifier(type))
-      if let live = stores[slot]?.store as? FileStore<Value> { return live }
+      if let live = stores[slot]?.store { return live }
       let store = FileStore<Value>(path: path, settings: settings, scope: scope)
       stores[slot] = Entry(store: store)
       return store
     }
+    // A slot holds a store of its own value type: cast back unchecked (a dynamic cast looked up
+    // the generic type's metadata a second time for every key).
+    return unsafeDowncast(store, to: FileStore<Value>.self)
   }
 }

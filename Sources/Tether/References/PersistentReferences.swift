@@ -50,9 +50,8 @@ package final class PersistentReferences: Sendable {
     initialValue: () -> Value
   ) -> HeldReference<Value> {
     let slot = Slot(id: id, valueType: ObjectIdentifier(Value.self))
-    if let live = lookUp(slot, as: Value.self) {
-      if let writer { live.reference.adopt(writer: writer) }
-      return live
+    if let live = table.withLock({ $0[slot]?.lifetime }) {
+      return adopted(live, as: Value.self, writer: writer)
     }
     let created = StoredReference(reader: reader, writer: writer, initialValue: initialValue())
     created.start(skipInitialLoad: skipInitialLoad)
@@ -60,30 +59,31 @@ package final class PersistentReferences: Sendable {
       created.stop()
       self?.prune(slot)
     }
-    let winner = table.withLock { table -> HeldReference<Value>? in
-      if let live = Self.held(table[slot], as: Value.self) { return live }
+    let winner = table.withLock { table -> ReferenceLifetime? in
+      if let live = table[slot]?.lifetime { return live }
       table[slot] = Entry(lifetime: lifetime)
       return nil
     }
     guard let winner else { return HeldReference(reference: created, lifetime: lifetime) }
-    if let writer { winner.reference.adopt(writer: writer) }
-    return winner
+    return adopted(winner, as: Value.self, writer: writer)
+  }
+
+  /// The reference that `lifetime` keeps, which now also saves through `writer`.
+  ///
+  /// A slot's entry holds a `StoredReference<Value>` of the slot's value type (it is made only
+  /// above), so it is cast back unchecked: a dynamic cast, and the optional generic results
+  /// it needed, had their metadata looked up at run time for every key.
+  private func adopted<Value>(
+    _ lifetime: ReferenceLifetime, as: Value.Type, writer: (any SharedKey<Value>)?
+  ) -> HeldReference<Value> {
+    let reference = unsafeDowncast(lifetime.reference, to: StoredReference<Value>.self)
+    if let writer { reference.adopt(writer: writer) }
+    return HeldReference(reference: reference, lifetime: lifetime)
   }
 
   /// The number of live references, for tests and diagnostics.
   package var count: Int {
     table.withLock { table in table.values.count { $0.lifetime != nil } }
-  }
-
-  private func lookUp<Value>(_ slot: Slot, as: Value.Type) -> HeldReference<Value>? {
-    table.withLock { Self.held($0[slot], as: Value.self) }
-  }
-
-  private static func held<Value>(_ entry: Entry?, as: Value.Type) -> HeldReference<Value>? {
-    guard let lifetime = entry?.lifetime,
-      let reference = lifetime.reference as? StoredReference<Value>
-    else { return nil }
-    return HeldReference(reference: reference, lifetime: lifetime)
   }
 
   private func prune(_ slot: Slot) {

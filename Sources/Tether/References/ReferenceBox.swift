@@ -17,7 +17,9 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
   private var newest: Node
   private var retired: [Node] = []
   private var lifetime: ReferenceLifetime?
-  private var listeners: [UInt64: Listener] = [:]
+  // Values are `Listener`s: an empty dictionary of a generic type had its metadata looked up
+  // for every new holder, where most holders never have a listener.
+  private var listeners: [UInt64: AnyObject] = [:]
   private var nextListener: UInt64 = 0
   private let observe: @Sendable (Ref, @escaping @Sendable (Value) -> Void) -> SharedSubscription
 
@@ -40,9 +42,15 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
     }
   }
 
-  private struct Listener {
+  /// A `changes` iteration: guarded by the box's lock.
+  private final class Listener {
     let callback: @Sendable (Value) -> Void
     var subscription: SharedSubscription
+
+    init(callback: @escaping @Sendable (Value) -> Void, subscription: SharedSubscription) {
+      self.callback = callback
+      self.subscription = subscription
+    }
   }
 
   /// `stored` is `reference` when it is a stored one (its reads are then specialized), else
@@ -99,9 +107,10 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
       newest = node
       head.store(Unmanaged.passUnretained(node), ordering: .releasing)
       defer { self.lifetime = lifetime }
-      for (id, listener) in listeners {
+      for listener in listeners.values {
+        let listener = unsafeDowncast(listener, to: Listener.self)
         listener.subscription.cancel()
-        listeners[id]?.subscription = observe(reference, listener.callback)
+        listener.subscription = observe(reference, listener.callback)
       }
       return self.lifetime
     }
@@ -120,7 +129,7 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
     }
     return SharedSubscription { [self] in
       let removed = lock.withLock { _ in listeners.removeValue(forKey: id) }
-      removed?.subscription.cancel()
+      if let removed { unsafeDowncast(removed, to: Listener.self).subscription.cancel() }
     }
   }
 }

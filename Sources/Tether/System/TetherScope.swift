@@ -18,7 +18,7 @@ package final class TetherScope: Sendable {
   /// The live references of this scope.
   package let references = PersistentReferences()
 
-  private let locals = Mutex<[ObjectIdentifier: any Sendable]>([:])
+  private let locals = Mutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
   private let installed: LockedState<StrategyRegistry?>
   private let reportedUnbootstrapped = Mutex<Set<String>>([])
 
@@ -53,9 +53,13 @@ package final class TetherScope: Sendable {
   }
 
   /// A plugin's per-scope state of type `T`, made by `make` on first use.
-  package func local<T: Sendable>(_ type: T.Type, make: () -> T) -> T {
+  package func local<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T {
     locals.withLock { locals in
-      if let existing = locals[ObjectIdentifier(type)] as? T { return existing }
+      // Each entry is stored under its own type, so it is a `T`: no dynamic cast (one was a
+      // fiftieth of starting a file key).
+      if let existing = locals[ObjectIdentifier(type)] {
+        return unsafeDowncast(existing, to: T.self)
+      }
       let made = make()
       locals[ObjectIdentifier(type)] = made
       return made
