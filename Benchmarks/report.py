@@ -73,6 +73,8 @@ def main():
               ns("read.shared"), ns("read.observed-mutex"), "ns", float("inf"), "—")
     ratio_row("increment vs Mutex increment inside ObservationRegistrar.withMutation (floor)",
               ns("increment.shared"), ns("increment.observed-mutex"), "ns", float("inf"), "—")
+    ratio_row("increment of a value nothing has read yet (no Observation) vs Mutex increment",
+              ns("increment.unread"), ns("increment.mutex"), "ns", float("inf"), "—")
     ratio_row("withLock on a file-backed key vs in-memory key",
               ns("increment.file"), ns("increment.shared"), "ns", 1.5, "≤ 1.5×")
     writes = at("throttle.file", "writes", 100)
