@@ -74,27 +74,53 @@ private final class LoadBox<Value: Sendable>: Sendable {
   private let once = ResumeOnce(operation: "load")
   /// A reference's reports name its key, asked for only when reporting (a key boxed as
   /// `any Sendable` per load was an allocation per file key).
-  ///
-  /// Both are held as `AnyObject` and cast back unchecked (each holds what its name says): in
-  /// unspecialized code an optional of a generic class had its metadata looked up at every
-  /// resume and deinit (measured: two in each, a twentieth of starting a file key).
-  private let referenceObject: (any AnyObject & Sendable)?
-  private let closureObject: (any AnyObject & Sendable)?
+  private let reference: StoredReference<Value>?
+  private let closure: Closure?
 
-  /// The reference, if this box tells one.
-  @inline(__always)
-  private func withReference(_ body: (StoredReference<Value>) -> Void) -> Bool {
-    guard let referenceObject else { return false }
-    body(unsafeDowncast(referenceObject, to: StoredReference<Value>.self))
-    return true
+  init(reference: StoredReference<Value>) {
+    self.reference = reference
+    self.closure = nil
   }
 
-  /// Tells the closure, if this box has one. Not inlined: code that builds a result looks up
-  /// its types' metadata on entry, which a box telling a reference would pay for nothing.
+  init(subject: any Sendable, deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void) {
+    self.reference = nil
+    self.closure = Closure(subject: subject, deliver: deliver)
+  }
+
+  private var subject: any Sendable {
+    reference?.keySubject ?? closure?.subject ?? "a load"
+  }
+
+  func resume(returning value: Value) {
+    guard once.claim(subject: subject) else { return }
+    if let reference { return reference.finishLoad(returning: value) }
+    deliver(returning: value)
+  }
+
+  func resumeReturningInitialValue() {
+    guard once.claim(subject: subject) else { return }
+    if let reference { return reference.finishLoadReturningInitialValue() }
+    deliver(.success(nil))
+  }
+
+  func resume(throwing error: any Error) {
+    guard once.claim(subject: subject) else { return }
+    if let reference { return reference.finishLoad(throwing: error) }
+    deliver(.failure(error))
+  }
+
+  deinit {
+    guard once.isDroppedUnresumed(subject: subject) else { return }
+    if let reference { return reference.finishLoadDropped() }
+    deliverDropped()
+  }
+
+  // The closure's paths are functions of their own, not inlined: a function looks up the
+  // metadata of the result types it builds on entry, which a box telling a reference (every
+  // key's initial load) would pay for nothing (measured: four lookups a load).
   @inline(never)
   private func deliver(_ result: Result<Value?, any Error>?) {
-    guard let closureObject else { return }
-    unsafeDowncast(closureObject, to: Closure.self).deliver(result)
+    closure?.deliver(result)
   }
 
   @inline(never)
@@ -102,46 +128,4 @@ private final class LoadBox<Value: Sendable>: Sendable {
 
   @inline(never)
   private func deliverDropped() { deliver(nil) }
-
-  init(reference: StoredReference<Value>) {
-    self.referenceObject = reference
-    self.closureObject = nil
-  }
-
-  init(subject: any Sendable, deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void) {
-    self.referenceObject = nil
-    self.closureObject = Closure(subject: subject, deliver: deliver)
-  }
-
-  private var subject: any Sendable {
-    if let referenceObject {
-      return unsafeDowncast(referenceObject, to: StoredReference<Value>.self).keySubject
-    }
-    guard let closureObject else { return "a load" }
-    return unsafeDowncast(closureObject, to: Closure.self).subject
-  }
-
-  func resume(returning value: Value) {
-    guard once.claim(subject: subject) else { return }
-    if withReference({ $0.finishLoad(returning: value) }) { return }
-    deliver(returning: value)
-  }
-
-  func resumeReturningInitialValue() {
-    guard once.claim(subject: subject) else { return }
-    if withReference({ $0.finishLoadReturningInitialValue() }) { return }
-    deliver(.success(nil))
-  }
-
-  func resume(throwing error: any Error) {
-    guard once.claim(subject: subject) else { return }
-    if withReference({ $0.finishLoad(throwing: error) }) { return }
-    deliver(.failure(error))
-  }
-
-  deinit {
-    guard once.isDroppedUnresumed(subject: subject) else { return }
-    if withReference({ $0.finishLoadDropped() }) { return }
-    deliverDropped()
-  }
 }
