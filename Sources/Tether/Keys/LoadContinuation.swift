@@ -100,13 +100,13 @@ private final class LoadBox<Value: Sendable>: Sendable {
   func resumeReturningInitialValue() {
     guard once.claim(subject: subject) else { return }
     if let reference { return reference.finishLoadReturningInitialValue() }
-    deliver(.success(nil))
+    deliverInitialValue()
   }
 
   func resume(throwing error: any Error) {
     guard once.claim(subject: subject) else { return }
     if let reference { return reference.finishLoad(throwing: error) }
-    deliver(.failure(error))
+    deliver(throwing: error)
   }
 
   deinit {
@@ -119,13 +119,14 @@ private final class LoadBox<Value: Sendable>: Sendable {
   // metadata of the result types it builds on entry, which a box telling a reference (every
   // key's initial load) would pay for nothing (measured: four lookups a load).
   @inline(never)
-  private func deliver(_ result: Result<Value?, any Error>?) {
-    closure?.deliver(result)
-  }
+  private func deliver(returning value: Value) { closure?.deliver(.success(value)) }
 
   @inline(never)
-  private func deliver(returning value: Value) { deliver(.success(value)) }
+  private func deliverInitialValue() { closure?.deliver(.success(nil)) }
 
   @inline(never)
-  private func deliverDropped() { deliver(nil) }
+  private func deliver(throwing error: any Error) { closure?.deliver(.failure(error)) }
+
+  @inline(never)
+  private func deliverDropped() { closure?.deliver(nil) }
 }

@@ -141,23 +141,20 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   /// Tells Observation that `keyPath` is read.
   @inlinable @inline(__always)
   func access(_ keyPath: KeyPath<ObservedSubject, Void>) {
-    guard let registrar = registrar.load(ordering: .acquiring) else {
-      return firstAccess(keyPath)
-    }
+    let registrar = registrar.load(ordering: .acquiring) ?? makeRegistrar()
     registrar._withUnsafeGuaranteedRef { $0.registrar.access(subject, keyPath: keyPath) }
   }
 
   /// Makes the registrar holding `lock`, so a change made before it skipped Observation only
   /// if it was committed before the read that follows this access.
   @usableFromInline
-  func firstAccess(_ keyPath: KeyPath<ObservedSubject, Void>) {
-    let made = lock.withLock {
+  func makeRegistrar() -> Unmanaged<Registrar> {
+    lock.withLock {
       if let made = registrar.load(ordering: .acquiring) { return made }
       let made = Unmanaged.passRetained(Registrar())
       registrar.store(made, ordering: .releasing)
       return made
     }
-    made._withUnsafeGuaranteedRef { $0.registrar.access(subject, keyPath: keyPath) }
   }
 
   /// Runs `change`, telling Observation about it if anything has read this value; call holding
