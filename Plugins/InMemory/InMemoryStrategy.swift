@@ -15,6 +15,10 @@ public struct InMemoryStrategy: PersistenceStrategy {
   /// Builds the strategy; it has no options.
   public init(options: StrategyOptions) throws {}
 
+  /// None: any option in a `[key.NAME]` section of a key mapped here is reported when the
+  /// config loads.
+  public static var keyOptionNames: Set<String>? { [] }
+
   /// `.inMemory(name)`: in memory, every type can be stored.
   public func key<Value: Sendable>(
     named name: String, as type: Value.Type, options: StrategyOptions

@@ -45,6 +45,18 @@ import TetherTesting
   }
 }
 
+extension InMemoryTests {
+  @Test func aPerKeyOptionIsReportedWhenTheConfigLoads() async throws {
+    let error = await #expect(throws: TetherError.self) {
+      try await TetherSystem.withBootstrap(
+        configuration: .string("[keys]\nx = memory\n[key.x]\nbogus = 1\n", origin: "t.conf"),
+        strategies: [InMemoryStrategy.self]
+      ) {}
+    }
+    #expect(error?.description == "t.conf:4: unknown option bogus in [key.x]")
+  }
+}
+
 /// A bootstrap of its own in which every registered key lives in memory.
 private func memoryBootstrap<R>(
   isolation: isolated (any Actor)? = #isolation,

@@ -26,6 +26,20 @@ import TetherTesting
     }
   }
 
+  @Test func keyPathsKeptInVariablesProjectToo() async throws {
+    try await isolated {
+      @Shared(.inMemory("settings")) var settings = Settings()
+      let themePath: WritableKeyPath<Settings, String> = \.theme
+      let idPath: KeyPath<Settings, Int> = \.id
+      let theme: Shared<String> = $settings[dynamicMember: themePath]
+      theme.withLock { $0 = "dark" }
+      #expect(settings.theme == "dark")
+      #expect($settings[dynamicMember: idPath].wrappedValue == 1)
+      let reader = SharedReader($settings)
+      #expect(reader[dynamicMember: themePath].wrappedValue == "dark")
+    }
+  }
+
   @Test func aProjectionSavesThroughTheParentsKey() async throws {
     try await isolated {
       let storage = TestStorage<Settings>()

@@ -2,13 +2,18 @@
 ///
 /// Projections hold the parent's reference as it was when projected, so re-keying the parent
 /// later does not move them.
+///
+/// The key path is taken as it comes and held as `Sendable`, as swift-sharing does: dynamic
+/// member lookup hands over plain key paths (a `& Sendable` parameter rejected a key path kept
+/// in a variable), and a key path is immutable once made. One that captured a non-`Sendable`
+/// subscript argument shares that argument, which is the caller's to make safe.
 final class KeyPathReference<Root: Sendable, Member: Sendable>: MutableReference {
   private let base: any MutableReference<Root>
   private let keyPath: any WritableKeyPath<Root, Member> & Sendable
 
-  init(base: any MutableReference<Root>, keyPath: any WritableKeyPath<Root, Member> & Sendable) {
+  init(base: any MutableReference<Root>, keyPath: WritableKeyPath<Root, Member>) {
     self.base = base
-    self.keyPath = keyPath
+    self.keyPath = unsafeBitCast(keyPath, to: (any WritableKeyPath<Root, Member> & Sendable).self)
   }
 
   var wrappedValue: Member { base.wrappedValue[keyPath: keyPath] }
@@ -35,9 +40,9 @@ final class ReadOnlyKeyPathReference<Root: Sendable, Member: Sendable>: Referenc
   private let base: any Reference<Root>
   private let keyPath: any KeyPath<Root, Member> & Sendable
 
-  init(base: any Reference<Root>, keyPath: any KeyPath<Root, Member> & Sendable) {
+  init(base: any Reference<Root>, keyPath: KeyPath<Root, Member>) {
     self.base = base
-    self.keyPath = keyPath
+    self.keyPath = unsafeBitCast(keyPath, to: (any KeyPath<Root, Member> & Sendable).self)
   }
 
   var wrappedValue: Member { base.wrappedValue[keyPath: keyPath] }

@@ -179,7 +179,7 @@ public struct Shared<Value: Sendable>: Sendable {
   }
 
   /// A writable projection: `$settings.theme` writes through to `settings`.
-  public subscript<Member>(dynamicMember keyPath: any WritableKeyPath<Value, Member> & Sendable)
+  public subscript<Member>(dynamicMember keyPath: WritableKeyPath<Value, Member>)
     -> Shared<Member>
   {
     let parent = box.held
@@ -189,7 +189,7 @@ public struct Shared<Value: Sendable>: Sendable {
   }
 
   /// A read-only projection of a property that cannot be written.
-  public subscript<Member>(dynamicMember keyPath: any KeyPath<Value, Member> & Sendable)
+  public subscript<Member>(dynamicMember keyPath: KeyPath<Value, Member>)
     -> SharedReader<Member>
   {
     let parent = box.held

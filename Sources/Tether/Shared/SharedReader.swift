@@ -127,7 +127,7 @@ public struct SharedReader<Value: Sendable>: Sendable {
   }
 
   /// A read-only projection: `$settings.theme`.
-  public subscript<Member>(dynamicMember keyPath: any KeyPath<Value, Member> & Sendable)
+  public subscript<Member>(dynamicMember keyPath: KeyPath<Value, Member>)
     -> SharedReader<Member>
   {
     let parent = box.held
