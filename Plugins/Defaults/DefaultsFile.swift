@@ -196,12 +196,14 @@ package final class DefaultsFile: PendingWrites, Sendable {
     switch state.user {
     case .failure(let error): return .unreadable(error)
     case .success(let parsed):
+      if let problem = parsed.problem(for: name) { return .unreadable(problem) }
       if let entry = parsed.entries[name] { return .user(entry.value, line: entry.line) }
     }
-    if case .success(let registration) = state.registration,
-      let entry = registration.entries[name]
-    {
-      return .registration(entry.value, line: entry.line)
+    if case .success(let registration) = state.registration {
+      if let problem = registration.problem(for: name) { return .unreadable(problem) }
+      if let entry = registration.entries[name] {
+        return .registration(entry.value, line: entry.line)
+      }
     }
     return .absent
   }
@@ -216,8 +218,9 @@ package final class DefaultsFile: PendingWrites, Sendable {
     case .unreadable(let error):
       return .failure(.invalidConfiguration(message: "cannot read: \(error)", location: origin))
     case .data(let data):
+      // Leniently: a line a person broke costs its own key, not the file's other keys.
       return Result { () throws(TetherError) in
-        Parsed(try INIDocument(parsing: data, origin: origin))
+        Parsed(try INIDocument(lenientlyParsing: data, origin: origin))
       }
     }
   }
@@ -226,6 +229,10 @@ package final class DefaultsFile: PendingWrites, Sendable {
   struct Parsed: Sendable {
     let document: INIDocument
     let entries: [String: INIDocument.Entry]
+    /// Why the line of a key does not parse, by full key name.
+    let problems: [String: TetherError]
+    /// The first section header that does not parse: any key of a section may be below it.
+    let lostSection: TetherError?
 
     init(_ document: INIDocument) {
       self.document = document
@@ -234,6 +241,30 @@ package final class DefaultsFile: PendingWrites, Sendable {
         entries[entry.section.isEmpty ? entry.name : entry.section + "." + entry.name] = entry
       }
       self.entries = entries
+      var problems: [String: TetherError] = [:]
+      var lostSection: TetherError?
+      for problem in document.problems {
+        if let section = problem.section, let name = problem.name {
+          let key = section.isEmpty ? name : section + "." + name
+          problems[key] = problems[key] ?? problem.error
+        } else if problem.section == nil {
+          lostSection = lostSection ?? problem.error
+        } else {
+          // No key to report it on (a line without "="): kept, ignored, and said here.
+          DefaultsFile.logger.warning("\(problem.error.description); the line is ignored")
+        }
+      }
+      self.problems = problems
+      self.lostSection = lostSection
+    }
+
+    /// Why `name` has no value here although the file may mean to give it one: an invalid
+    /// value of `name`, like one that does not decode.
+    func problem(for name: String) -> TetherError? {
+      var problem = problems[name]
+      if problem == nil, entries[name] == nil, name.contains(".") { problem = lostSection }
+      guard case .invalidConfiguration(let message, let location)? = problem else { return problem }
+      return .invalidValue(key: name, message: message, location: location)
     }
   }
 
@@ -262,7 +293,9 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   /// The entry for `name` in the defaults file at `path` (`nil`: no line), for `tether get`.
   package static func entry(_ name: String, in path: String) throws -> INIDocument.Entry? {
-    try read(path).get().entries[name]
+    let parsed = try read(path).get()
+    if let problem = parsed.problem(for: name) { throw problem }
+    return parsed.entries[name]
   }
 
   /// Sets (or, with `nil`, removes) one line of the defaults file at `path` now, under its lock:

@@ -89,6 +89,72 @@ import TetherTesting
     }
   }
 
+  @Test func aLineThatDoesNotParseCostsOnlyItsOwnKey() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      let broken = "name = \"unterminated\nb = 2\n[ui]\ntheme = dark\n"
+      try Data(broken.utf8).write(to: file)
+      try await defaultsBootstrap(folder) {
+        @Shared(.registered("name")) var name = "default"
+        @Shared(.registered("b")) var b = 0
+        @Shared(.registered("ui.theme")) var theme = "light"
+        #expect(b == 2)
+        #expect(theme == "dark")
+        #expect($b.loadError == nil)
+        #expect(name == "default")
+        #expect(
+          ($name.loadError as? TetherError)?.description
+            == #"\#(file.path):1: key "name": unterminated quoted string (missing closing ")"#)
+        // Other keys still write, and the broken line stays as it was.
+        $b.withLock { $0 = 5 }
+        try await $b.save()
+        #expect($b.saveError == nil)
+        #expect(contents(file) == broken.replacingOccurrences(of: "b = 2", with: "b = 5"))
+        // An edit that breaks another line costs that key only, and gives its default.
+        try Data(contents(file).replacingOccurrences(of: "theme = dark", with: "theme = \"x").utf8)
+          .write(to: file, options: .atomic)
+        await expectEventually(timeout: .seconds(30)) { $theme.loadError != nil }
+        #expect(theme == "light")
+        #expect(b == 5)
+        // Writing the broken key replaces its line.
+        $name.withLock { $0 = "fixed" }
+        try await $name.save()
+        #expect(contents(file).hasPrefix("name = fixed\n"))
+        #expect($name.loadError == nil)
+      }
+    }
+  }
+
+  @Test func aBrokenHeaderOrATwiceDefinedKeyIsReportedOnItsKeys() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      try Data("a = 1\na = 2\nc = 3\n[ui\ntheme = dark\n".utf8).write(to: file)
+      try await defaultsBootstrap(folder) {
+        @Shared(.registered("a")) var a = 0
+        @Shared(.registered("c")) var c = 0
+        @Shared(.registered("ui.theme")) var theme = "light"
+        @Shared(.registered("ui.size")) var size = 12
+        // Compared as one array: Swift 6.3 can swap an integer literal in `#expect` for the
+        // default of a nearby local property wrapper.
+        let values: [Int] = [a, c, size]
+        #expect(values == [0, 3, 12])
+        #expect(
+          ($a.loadError as? TetherError)?.description
+            == #"\#(file.path):2: key "a": duplicate key "a" (first defined at line 1)"#)
+        #expect(theme == "light")
+        #expect(
+          ($theme.loadError as? TetherError)?.description
+            == #"\#(file.path):4: key "ui.theme": expected "]" to close the section header"#)
+        #expect($size.loadError != nil)
+        // A new value defines the key once.
+        $a.withLock { $0 = 7 }
+        try await $a.save()
+        #expect(contents(file) == "a = 7\nc = 3\n[ui\ntheme = dark\n")
+        #expect($a.loadError == nil)
+      }
+    }
+  }
+
   @Test func anExternalEditWakesHoldersOfThatKeyOnly() async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "defaults.ini")

@@ -68,6 +68,42 @@ struct INIDocumentTests {
     }
   }
 
+  @Test("a mutated file parsed leniently renders unchanged, and its problems are at its lines")
+  func mutatedFilesParseLeniently() throws {
+    let seed: UInt64 = 0xF022_0003
+    var random = SplitMix64(seed: seed)
+    let original = Array(Self.sample.utf8)
+    for iteration in 0..<10_000 {
+      var bytes = original
+      for _ in 0..<Int.random(in: 1...4, using: &random) { mutate(&bytes, using: &random) }
+      guard String(validating: bytes, as: UTF8.self) != nil else { continue }
+      let context = { "seed \(seed), iteration \(iteration), input \(bytes)" }
+      let lineCount = bytes.split(separator: 10, omittingEmptySubsequences: false).count
+      var document = try INIDocument(lenientlyParsing: Data(bytes), origin: "fuzz.ini")
+      guard Array(document.render().utf8) == bytes else {
+        Issue.record("\(context()): render differs from input")
+        return
+      }
+      for problem in document.problems {
+        guard case .invalidConfiguration(_, let location) = problem.error,
+          let line = Int(location.dropFirst("fuzz.ini:".count)), (1...lineCount).contains(line)
+        else {
+          Issue.record("\(context()): \(problem.error) is not at a line of the input")
+          return
+        }
+      }
+      // An edit of a key keeps every line that did not parse, except that key's own.
+      let kept = document.problems.filter { $0.name != "fresh" }.count
+      document.apply([(section: "", name: "fresh", value: "1")])
+      let reparsed = try INIDocument(
+        lenientlyParsing: Data(document.render().utf8), origin: "fuzz.ini")
+      guard reparsed.problems.count == kept else {
+        Issue.record("\(context()): an edit changed the lines that do not parse")
+        return
+      }
+    }
+  }
+
   @Test("malformed lines are reported with their location and what was expected")
   func errors() {
     let cases: [(String, Int, String)] = [

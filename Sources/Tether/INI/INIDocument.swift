@@ -50,9 +50,17 @@ package struct INIDocument: Sendable, Equatable {
     try self.init(bytes: [UInt8](data), origin: origin)
   }
 
+  /// Parses a file a person edits by hand, such as a defaults file: a line that does not parse
+  /// (a broken quote, a second definition of a key) is kept as it is and listed in
+  /// ``problems``, so one mistake costs only its own key. Throws only for bytes that are not
+  /// UTF-8, which could not be kept as they are.
+  package init(lenientlyParsing data: Data, origin: String) throws(TetherError) {
+    try self.init(bytes: [UInt8](data), origin: origin, lenient: true)
+  }
+
   /// Both public initializers meet here: a `String` is valid UTF-8 already, so the check that
   /// `Data` needs costs it nothing but a pass over bytes it has anyway.
-  private init(bytes: [UInt8], origin: String) throws(TetherError) {
+  private init(bytes: [UInt8], origin: String, lenient: Bool = false) throws(TetherError) {
     lines = []
     var sectionLines: [String: Int] = [:]
     var keyLines: [String: [String: Int]] = [:]
@@ -65,37 +73,100 @@ package struct INIDocument: Sendable, Equatable {
       guard let text = String(validating: bytes[piece.content], as: UTF8.self) else {
         throw .invalidConfiguration(message: "file is not valid UTF-8", location: location)
       }
-      let line = try INILine(parsing: text, ending: piece.ending, location: location)
+      var line =
+        lenient
+        ? INILine.lenient(parsing: text, ending: piece.ending, location: location)
+        : try INILine(parsing: text, ending: piece.ending, location: location)
       switch line.kind {
       case .section(let name):
-        if let first = sectionLines[name] {
+        // A second header of a hand-edited file continues its section.
+        if let first = sectionLines[name], !lenient {
           throw .invalidConfiguration(
             message: "duplicate section [\(name)] (first at line \(first))", location: location)
         }
-        sectionLines[name] = number
+        sectionLines[name] = sectionLines[name] ?? number
         section = name
-      case .entry(let name, _, _):
+      case .entry(let name, _, _) where section != Self.lostSection:
         if let first = keyLines[section]?[name] {
-          throw .invalidConfiguration(
+          let error = TetherError.invalidConfiguration(
             message: "duplicate key \"\(name)\" (first defined at line \(first))",
             location: location)
+          guard lenient else { throw error }
+          line.kind = .invalidEntry(name: name, error: error)
         }
         keyLines[section, default: [:]][name] = number
-      case .blank, .comment:
+      case .invalidSection:
+        section = Self.lostSection
+      case .entry, .blank, .comment, .invalidEntry:
         break
       }
       lines.append(line)
     }
   }
 
+  /// The section of the lines below a header that does not parse: not a name, so it never
+  /// matches one.
+  private static let lostSection = "["
+
+  /// The section the lines after `line` belong to, `current` being that of the lines before.
+  private static func section(after line: INILine, _ current: String) -> String {
+    switch line.kind {
+    case .section(let name): return name
+    case .invalidSection: return lostSection
+    case .entry, .invalidEntry, .blank, .comment: return current
+    }
+  }
+
+  /// A line of a leniently parsed document that does not parse.
+  package struct Problem: Sendable, Equatable {
+    /// The section the line is in; `nil` below a header that does not parse.
+    package let section: String?
+    /// The key the line defines, when its name could be read.
+    package let name: String?
+    /// Why the line does not parse, at its `file:line`.
+    package let error: TetherError
+  }
+
+  /// Whether any line does not parse.
+  private var hasProblems: Bool {
+    lines.contains {
+      switch $0.kind {
+      case .invalidEntry, .invalidSection: return true
+      case .entry, .section, .blank, .comment: return false
+      }
+    }
+  }
+
+  /// The lines that do not parse, in file order (always empty for a strictly parsed document).
+  package var problems: [Problem] {
+    var result: [Problem] = []
+    var section: String? = ""
+    for line in lines {
+      switch line.kind {
+      case .section(let name):
+        section = name
+      case .invalidSection(let error):
+        section = nil
+        result.append(Problem(section: nil, name: nil, error: error))
+      case .invalidEntry(let name, let error):
+        result.append(Problem(section: section, name: name, error: error))
+      case .entry, .blank, .comment:
+        break
+      }
+    }
+    return result
+  }
+
   /// Section names in file order; the root section `""` comes first, and only if it has entries.
   package var sections: [String] {
     var names: [String] = []
     var rootHasEntries = false
+    var current = ""
     for line in lines {
+      current = Self.section(after: line, current)
       switch line.kind {
       case .section(let name): names.append(name)
-      case .entry where names.isEmpty: rootHasEntries = true
+      case .entry where current.isEmpty: rootHasEntries = true
       default: break
       }
     }
@@ -107,13 +178,9 @@ package struct INIDocument: Sendable, Equatable {
     var result: [Entry] = []
     var section = ""
     for (index, line) in lines.enumerated() {
-      switch line.kind {
-      case .section(let name):
-        section = name
-      case .entry(let name, let value, _):
+      section = Self.section(after: line, section)
+      if case .entry(let name, let value, _) = line.kind, section != Self.lostSection {
         result.append(Entry(section: section, name: name, value: value, line: index + 1))
-      case .blank, .comment:
-        break
       }
     }
     return result
@@ -165,7 +232,12 @@ package struct INIDocument: Sendable, Equatable {
     let position = position(section: section, name: name)
     let entryLine = INILine(name: name, value: value, prefix: "\(name) = ", ending: newline)
     if let index = position.entry {
-      guard case .entry(_, let old, let prefix) = lines[index].kind else { return }
+      guard case .entry(_, let old, let prefix) = lines[index].kind else {
+        // A line that did not parse is this key's: the new value replaces it.
+        lines[index] = INILine(
+          name: name, value: value, prefix: "\(name) = ", ending: lines[index].ending)
+        return
+      }
       // Scalars, not ==: canonically equivalent strings must still be written as given.
       if old.unicodeScalars.elementsEqual(value.unicodeScalars) { return }
       lines[index] = INILine(name: name, value: value, prefix: prefix, ending: lines[index].ending)
@@ -195,18 +267,18 @@ package struct INIDocument: Sendable, Equatable {
   /// ``setValue(_:section:name:)`` and ``removeValue(section:name:)`` would place it.
   package mutating func apply(_ edits: [(section: String, name: String, value: String?)]) {
     let removals = Set(edits.filter { $0.value == nil }.map { Pair($0.section, $0.name) })
-    if !removals.isEmpty {
+    // A key a hand edit defined twice (its second line kept as a problem) is defined once by
+    // a new value: the first line takes it, the others go.
+    let written = Set(edits.filter { $0.value != nil }.map { Pair($0.section, $0.name) })
+    if !removals.isEmpty || hasProblems {
       var current = ""
+      var seen: Set<Pair> = []
       lines.removeAll { line in
-        switch line.kind {
-        case .section(let header):
-          current = header
-          return false
-        case .entry(let key, _, _):
-          return removals.contains(Pair(current, key))
-        default:
-          return false
-        }
+        current = Self.section(after: line, current)
+        guard let key = line.key else { return false }
+        let pair = Pair(current, key)
+        if removals.contains(pair) { return true }
+        return written.contains(pair) && !seen.insert(pair).inserted
       }
     }
     let newline = self.newline
@@ -214,15 +286,11 @@ package struct INIDocument: Sendable, Equatable {
     var anchor: [String: Int] = [:]
     var current = ""
     for (index, line) in lines.enumerated() {
-      switch line.kind {
-      case .section(let header):
-        current = header
-        anchor[header] = index
-      case .entry(let key, _, _):
+      current = Self.section(after: line, current)
+      if case .section(let header) = line.kind { anchor[header] = index }
+      if let key = line.key {
         found[Pair(current, key)] = index
         anchor[current] = index
-      default:
-        break
       }
     }
     var appended: [Int: [INILine]] = [:]
@@ -231,9 +299,12 @@ package struct INIDocument: Sendable, Equatable {
     for edit in edits {
       guard let value = edit.value else { continue }
       if let index = found[Pair(edit.section, edit.name)] {
-        guard case .entry(_, let old, let prefix) = lines[index].kind,
-          !old.unicodeScalars.elementsEqual(value.unicodeScalars)
-        else { continue }
+        // A line that did not parse is this key's: the new value replaces it.
+        var prefix = "\(edit.name) = "
+        if case .entry(_, let old, let kept) = lines[index].kind {
+          if old.unicodeScalars.elementsEqual(value.unicodeScalars) { continue }
+          prefix = kept
+        }
         lines[index] = INILine(
           name: edit.name, value: value, prefix: prefix, ending: lines[index].ending)
         continue
@@ -313,16 +384,16 @@ package struct INIDocument: Sendable, Equatable {
     var position = Position()
     var current = ""
     for (index, line) in lines.enumerated() {
-      switch line.kind {
-      case .section(let header):
-        current = header
+      current = Self.section(after: line, current)
+      if case .section(let header) = line.kind {
         if position.firstHeader == nil { position.firstHeader = index }
         if header == section { position.header = index }
-      case .entry(let key, _, _) where current == section:
+      } else if case .invalidSection = line.kind {
+        // A new root entry below a header, even a broken one, would not be in the root.
+        if position.firstHeader == nil { position.firstHeader = index }
+      } else if let key = line.key, current == section {
         position.lastEntry = index
         if key == name { position.entry = index }
-      default:
-        break
       }
     }
     return position

@@ -12,6 +12,12 @@ struct INILine: Sendable {
     /// `name = value`; `prefix` is the line's text before the value literal, reused when the
     /// value is rewritten so that indentation and spacing around `=` survive the edit.
     case entry(name: String, value: String, prefix: String)
+    /// A header that does not parse, in a leniently parsed document: the entries below it, up
+    /// to the next good header, belong to no section anyone can look up.
+    case invalidSection(TetherError)
+    /// Any other line that does not parse, in a leniently parsed document; `name` is the
+    /// entry's name when the text before `=` is one.
+    case invalidEntry(name: String?, error: TetherError)
   }
 
   /// The line without its ending.
@@ -57,6 +63,33 @@ struct INILine: Sendable {
       kind = .section(try Self.sectionName(bytes[start..<end], location: location))
     default:
       kind = try Self.entry(bytes, start..<end, location: location)
+    }
+  }
+
+  /// The key this line defines, also when its value does not parse.
+  var key: String? {
+    switch kind {
+    case .entry(let name, _, _): return name
+    case .invalidEntry(let name, _): return name
+    case .blank, .comment, .section, .invalidSection: return nil
+    }
+  }
+
+  /// Parses one line, keeping one that does not parse as it is, with its error: how a defaults
+  /// file a person edited is read, so one bad line costs only its own key.
+  static func lenient(parsing text: String, ending: String, location: String) -> INILine {
+    do {
+      return try INILine(parsing: text, ending: ending, location: location)
+    } catch {
+      let trimmed = text.drop { $0 == " " || $0 == "\t" }
+      if trimmed.hasPrefix("[") {
+        return INILine(text: text, ending: ending, kind: .invalidSection(error))
+      }
+      var name = trimmed.firstIndex(of: "=").map { trimmed[..<$0] } ?? ""
+      while let last = name.last, last == " " || last == "\t" { name = name.dropLast() }
+      return INILine(
+        text: text, ending: ending,
+        kind: .invalidEntry(name: isValidName(String(name)) ? String(name) : nil, error: error))
     }
   }
 
