@@ -13,8 +13,7 @@ extension SharedReaderKey {
   /// The first change is written at once and later ones within a second coalesce into one
   /// trailing write; writes are atomic and never run on the mutating thread.
   public static func fileStorage<V: Codable & Sendable>(
-    _ url: URL, encoder: JSONEncoder = FileStorageKey<V>.defaultEncoder,
-    decoder: JSONDecoder = JSONDecoder()
+    _ url: URL, encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder()
   ) -> Self where Self == FileStorageKey<V> {
     FileStorageKey(
       url: url, settings: .default,
@@ -22,8 +21,8 @@ extension SharedReaderKey {
       decode: { try decoder.decode(V.self, from: $0) })
   }
 
-  /// A `Codable` value stored as JSON in a file, with the default coders: see
-  /// ``fileStorage(_:encoder:decoder:)``.
+  /// A `Codable` value stored as JSON in a file, with the default coders (`JSONEncoder()` and
+  /// `JSONDecoder()`): see ``fileStorage(_:encoder:decoder:)``.
   ///
   /// The coders are shared by every such key instead of made per key (measured: a twentieth of
   /// starting a file key).
@@ -61,9 +60,6 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   private let store: FileStore<Value>
   private let encoder: FileEncoder<Value>
   private let decode: @Sendable (Data) throws -> Value
-
-  /// JSON that people can read and edit: pretty-printed, keys sorted.
-  public static var defaultEncoder: JSONEncoder { DefaultCoders.makeEncoder() }
 
   init(
     url: URL, settings: FileStorageSettings,
@@ -132,15 +128,9 @@ public struct FileStorageKeyID: Hashable, Sendable {
   public let path: String
 }
 
-/// The coders of keys made without their own: both are thread-safe, so one of each serves
-/// every key.
+/// The coders of keys made without their own, as `fileStorage(_:encoder:decoder:)`'s defaults
+/// make them: both are thread-safe, so one of each serves every key.
 enum DefaultCoders {
-  static let encoder = makeEncoder()
+  static let encoder = JSONEncoder()
   static let decoder = JSONDecoder()
-
-  static func makeEncoder() -> JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return encoder
-  }
 }

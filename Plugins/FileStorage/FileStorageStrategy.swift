@@ -80,12 +80,12 @@ enum JSONCoding {
       throw EncodingError.invalidValue(
         value, .init(codingPath: [], debugDescription: "\(Value.self) is not Encodable"))
     }
-    return try FileStorageKey<Value>.defaultEncoder.encode(encodable)
+    return try DefaultCoders.encoder.encode(encodable)
   }
 
   static func decode<Value: Sendable>(_ data: Data) throws -> Value {
     guard let type = Value.self as? any Decodable.Type,
-      let value = try JSONDecoder().decode(type, from: data) as? Value
+      let value = try DefaultCoders.decoder.decode(type, from: data) as? Value
     else {
       throw DecodingError.typeMismatch(
         Value.self, .init(codingPath: [], debugDescription: "\(Value.self) is not Decodable"))
