@@ -109,7 +109,10 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
         do {
           subscriber.yield(try decode(data))
         } catch {
+          // As at the first load: the default, and the decoding error (the bytes are backed
+          // up before a write replaces them).
           store.markCorrupt(data)
+          subscriber.yieldReturningInitialValue()
           subscriber.yield(throwing: error)
         }
       }

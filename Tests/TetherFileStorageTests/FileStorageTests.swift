@@ -166,6 +166,22 @@ import TetherTesting
     }
   }
 
+  @Test func aFileCorruptedLaterAlsoGivesTheDefaultUntilItIsFixed() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "facts.json")
+      try Data(#"["mine"]"#.utf8).write(to: url)
+      @Shared(.fileStorage(url)) var facts: [String] = ["default"]
+      #expect(facts == ["mine"])
+      try Data(#"["mine""#.utf8).write(to: url, options: .atomic)
+      await expectEventually(timeout: .seconds(30)) { $facts.loadError != nil }
+      #expect(facts == ["default"])
+      #expect($facts.loadError is DecodingError)
+      try Data(#"["mine", "fixed"]"#.utf8).write(to: url, options: .atomic)
+      await expectEventually(timeout: .seconds(30)) { facts == ["mine", "fixed"] }
+      #expect($facts.loadError == nil)
+    }
+  }
+
   @Test func anEmptyFileMeansNoValueAndNoError() async throws {
     try await withTemporaryDirectory { folder in
       let url = folder.appending(path: "empty.json")
