@@ -90,7 +90,8 @@ package final class StrategyRegistry: Sendable {
       }
       try report.attempt {
         instances[name] = try Self.instantiate(
-          type, name: name, options: sectionOptions, location: sectionLocation("strategy.\(name)"))
+          type, name: name, options: sectionOptions, location: sectionLocation("strategy.\(name)"),
+          report: report)
       } failed: {
         failed.insert(name)
       }
@@ -109,7 +110,7 @@ package final class StrategyRegistry: Sendable {
       try report.attempt {
         instances[rule.strategy] = try Self.instantiate(
           type, name: rule.strategy, options: options("strategy.\(rule.strategy)"),
-          location: "\(origin):\(rule.line)")
+          location: "\(origin):\(rule.line)", report: report)
       } failed: {
         failed.insert(rule.strategy)
       }
@@ -235,7 +236,7 @@ package final class StrategyRegistry: Sendable {
 
   private static func instantiate(
     _ type: any PersistenceStrategy.Type, name: String, options: StrategyOptions,
-    location: String
+    location: String, report: Diagnostics
   ) throws -> StrategyInstance {
     options.markRead("kind", "allow-absolute-paths")
     let allowsAbsolutePaths = try options.bool("allow-absolute-paths") ?? false
@@ -249,7 +250,12 @@ package final class StrategyRegistry: Sendable {
         message: "strategy \"\(name)\" (kind \(type.kind)) failed to start: \(error)",
         location: location)
     }
-    if let unknown = options.unread.first {
+    let unread = options.unread
+    if let unknown = unread.first {
+      // Each is reported (`tether check` lists them all); the first also fails the strategy.
+      for other in unread.dropFirst() {
+        try report.record(unknownOption(other, in: "strategy.\(name)", options))
+      }
       throw unknownOption(unknown, in: "strategy.\(name)", options)
     }
     return StrategyInstance(

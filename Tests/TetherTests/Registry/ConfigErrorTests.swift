@@ -195,6 +195,20 @@ extension ConfigErrorTests {
 }
 
 extension ConfigErrorTests {
+  @Test func diagnoseReportsEveryUnknownOptionOfASection() {
+    let errors = StrategyRegistry.diagnose(
+      configuration: .string(
+        "[strategy.memory]\ncolour = red\nsize = 2\n[keys]\n* = memory\n", origin: "t.conf"),
+      strategies: testStrategies)
+    #expect(
+      errors.map(\.description) == [
+        "t.conf:2: unknown option colour in [strategy.memory]",
+        "t.conf:3: unknown option size in [strategy.memory]",
+      ])
+  }
+}
+
+extension ConfigErrorTests {
   @Test func aRelativeConfigPathResolvesAgainstTheCurrentFolder() {
     let cwd = FileManager.default.currentDirectoryPath
     #expect(TetherConfiguration.file("Config/tether.conf").baseDirectory.path == cwd + "/Config")
