@@ -38,14 +38,21 @@ struct INIDocumentTests {
     }
   }
 
+  /// The sample with 1 to 4 random byte edits, `count` times over, the same for one `seed`.
+  private func mutations(seed: UInt64, count: Int = 10_000) -> [[UInt8]] {
+    var random = SplitMix64(seed: seed)
+    let original = Array(Self.sample.utf8)
+    return (0..<count).map { _ in
+      var bytes = original
+      for _ in 0..<Int.random(in: 1...4, using: &random) { mutate(&bytes, using: &random) }
+      return bytes
+    }
+  }
+
   @Test("mutated files either parse and render unchanged, or fail at a line inside the file")
   func mutatedFilesNeverCrash() {
     let seed: UInt64 = 0xF022_0002
-    var random = SplitMix64(seed: seed)
-    let original = Array(Self.sample.utf8)
-    for iteration in 0..<10_000 {
-      var bytes = original
-      for _ in 0..<Int.random(in: 1...4, using: &random) { mutate(&bytes, using: &random) }
+    for (iteration, bytes) in mutations(seed: seed).enumerated() {
       let context = { "seed \(seed), iteration \(iteration), input \(bytes)" }
       let lineCount =
         bytes.split(separator: 10, omittingEmptySubsequences: false).count
@@ -71,11 +78,7 @@ struct INIDocumentTests {
   @Test("a mutated file parsed leniently renders unchanged, and its problems are at its lines")
   func mutatedFilesParseLeniently() throws {
     let seed: UInt64 = 0xF022_0003
-    var random = SplitMix64(seed: seed)
-    let original = Array(Self.sample.utf8)
-    for iteration in 0..<10_000 {
-      var bytes = original
-      for _ in 0..<Int.random(in: 1...4, using: &random) { mutate(&bytes, using: &random) }
+    for (iteration, bytes) in mutations(seed: seed).enumerated() {
       guard String(validating: bytes, as: UTF8.self) != nil else { continue }
       let context = { "seed \(seed), iteration \(iteration), input \(bytes)" }
       let lineCount = bytes.split(separator: 10, omittingEmptySubsequences: false).count
