@@ -127,16 +127,6 @@ package struct INIDocument: Sendable, Equatable {
     package let error: TetherError
   }
 
-  /// Whether any line does not parse.
-  private var hasProblems: Bool {
-    lines.contains {
-      switch $0.kind {
-      case .invalidEntry, .invalidSection: return true
-      case .entry, .section, .blank, .comment: return false
-      }
-    }
-  }
-
   /// The lines that do not parse, in file order (always empty for a strictly parsed document).
   package var problems: [Problem] {
     var result: [Problem] = []
@@ -270,7 +260,7 @@ package struct INIDocument: Sendable, Equatable {
     // A key a hand edit defined twice (its second line kept as a problem) is defined once by
     // a new value: the first line takes it, the others go.
     let written = Set(edits.filter { $0.value != nil }.map { Pair($0.section, $0.name) })
-    if !removals.isEmpty || hasProblems {
+    if !removals.isEmpty || !problems.isEmpty {
       var current = ""
       var seen: Set<Pair> = []
       lines.removeAll { line in
