@@ -59,6 +59,17 @@ package struct FileIdentity: Sendable, Equatable {
       modified: info.st_mtim, changed: info.st_ctim)
   }
 
+  /// How long before `now` (wall-clock nanoseconds since 1970) the file last changed, by the
+  /// later of its modification and status-change times; zero when that lies ahead of `now`.
+  func nanosecondsSinceChange(now: UInt64) -> UInt64 {
+    func nanoseconds(_ time: timespec) -> UInt64 {
+      guard time.tv_sec >= 0 else { return 0 }
+      return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+    let changed = max(nanoseconds(modified), nanoseconds(self.changed))
+    return now > changed ? now - changed : 0
+  }
+
   package static func == (lhs: FileIdentity, rhs: FileIdentity) -> Bool {
     lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
       && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec

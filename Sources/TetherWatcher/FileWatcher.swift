@@ -68,8 +68,8 @@ package final class FileWatcher: Sendable {
 
   private init() {
     // There is only the shared instance, so the settler reaches it directly.
-    settler = Settler(queue: delivery, settle: settleDelay, maxWait: maxWait) { path in
-      FileWatcher.shared.check(path)
+    settler = Settler(queue: delivery, settle: settleDelay, maxWait: maxWait) {
+      FileWatcher.shared.check($0, firstEvent: $1)
     }
   }
 
@@ -250,19 +250,53 @@ package final class FileWatcher: Sendable {
 
   /// Re-reads `path` and delivers its content if it is neither what was last seen nor one of
   /// our own writes. Runs on the delivery queue, so deliveries are in order.
-  func check(_ path: String) {
+  ///
+  /// `firstEvent` is when the burst that led here began. New bytes in a file that changed less
+  /// than the settle delay ago are read again later (within the maximum wait): the events of
+  /// that change may not have reached the settler yet, and the bytes may be a writer's half-done
+  /// work, such as a file truncated and not yet written.
+  func check(_ path: String, firstEvent: UInt64? = nil) {
     let content = FileContent.read(path)
-    let subscribers = state.withLock { state -> [@Sendable (FileContent) -> Void] in
-      guard var entry = state.files[path], entry.known != content else { return [] }
-      entry.known = content
-      if case .data(let data) = content, entry.ownWrites.contains(data) {
-        state.files[path] = entry
-        return []
+    var outcome = take(content, of: path, confirmed: firstEvent == nil)
+    if case .unconfirmed = outcome, let firstEvent {
+      let changedAgo = FileIdentity.of(path).map {
+        $0.nanosecondsSinceChange(now: UInt64(Date().timeIntervalSince1970 * 1e9))
       }
-      state.files[path] = entry
-      return entry.subscribers.map(\.deliver)
+      if changedAgo.map({ $0 < settleDelay.nanoseconds }) ?? true,
+        settler.postpone(path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0)
+      {
+        return
+      }
+      outcome = take(content, of: path, confirmed: true)
     }
+    guard case .deliver(let subscribers) = outcome else { return }
     for subscriber in subscribers { subscriber(content) }
+  }
+
+  private enum CheckOutcome {
+    case unchanged
+    /// New bytes, not yet taken as known: the caller first asks how recently the file changed.
+    case unconfirmed
+    case deliver([@Sendable (FileContent) -> Void])
+  }
+
+  /// Takes `content` as what `path` holds, and says whom to tell; new bytes only once `confirmed`.
+  private func take(
+    _ content: FileContent, of path: String, confirmed: Bool
+  ) -> CheckOutcome {
+    state.withLock { state in
+      guard var entry = state.files[path], entry.known != content else { return .unchanged }
+      let ownWrite: Bool
+      if case .data(let data) = content {
+        ownWrite = entry.ownWrites.contains(data)
+        if !ownWrite && !confirmed { return .unconfirmed }
+      } else {
+        ownWrite = false
+      }
+      entry.known = content
+      state.files[path] = entry
+      return ownWrite ? .unchanged : .deliver(entry.subscribers.map(\.deliver))
+    }
   }
 
   /// Marks every watched file as possibly changed (after an overflow or a rebuild).

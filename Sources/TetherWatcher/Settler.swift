@@ -12,7 +12,7 @@ import Synchronization
 /// keys (measured with perf).
 final class Settler: Sendable {
   private struct Burst {
-    let first: UInt64
+    var first: UInt64
     var last: UInt64
   }
 
@@ -35,12 +35,13 @@ final class Settler: Sendable {
   private let queue: DispatchQueue
   private let settle: UInt64
   private let maxWait: UInt64
-  private let check: @Sendable (String) -> Void
+  private let check: @Sendable (_ path: String, _ firstEvent: UInt64) -> Void
   private let state = Mutex(State())
 
+  /// `check` gets each settled path with when its burst began (in uptime nanoseconds).
   init(
     queue: DispatchQueue, settle: Duration, maxWait: Duration,
-    check: @escaping @Sendable (String) -> Void
+    check: @escaping @Sendable (_ path: String, _ firstEvent: UInt64) -> Void
   ) {
     self.queue = queue
     self.settle = settle.nanoseconds
@@ -63,6 +64,29 @@ final class Settler: Sendable {
     if let timer { schedule(at: timer) }
   }
 
+  /// Checks `path` again once it has been quiet for the settle delay since its last change,
+  /// `changedAgo` nanoseconds ago, unless the maximum wait since `firstEvent` has passed;
+  /// returns `false` then, and the caller goes on with what it read.
+  ///
+  /// For a check that found the file changed later than its last event said: the events of
+  /// that change had not reached the settler yet.
+  func postpone(_ path: String, firstEvent: UInt64, changedAgo: UInt64) -> Bool {
+    let now = DispatchTime.now().uptimeNanoseconds
+    guard firstEvent + maxWait > now else { return false }
+    let changed = now - min(changedAgo, now)
+    let timer = state.withLock { state -> UInt64? in
+      var burst = state.bursts[path] ?? Burst(first: firstEvent, last: changed)
+      burst.first = min(burst.first, firstEvent)
+      burst.last = max(burst.last, changed)
+      state.bursts[path] = burst
+      let due = min(burst.last + settle, burst.first + maxWait)
+      state.queue.push(path, due: due)
+      return state.setTimer(due: Self.coalesced(due))
+    }
+    if let timer { schedule(at: timer) }
+    return true
+  }
+
   /// Timers are set on a 0.5 ms grid, so files dirtied together share one wake-up.
   private static func coalesced(_ due: UInt64) -> UInt64 {
     let grid: UInt64 = 500_000
@@ -76,14 +100,14 @@ final class Settler: Sendable {
   /// Checks every burst that is due, and sets the timer for the next one.
   private func fire() {
     let now = DispatchTime.now().uptimeNanoseconds
-    let (ready, timer) = state.withLock { state -> ([String], UInt64?) in
+    let (ready, timer) = state.withLock { state -> ([(String, UInt64)], UInt64?) in
       if let due = state.timerDue, due <= now { state.timerDue = nil }
-      var ready: [String] = []
+      var ready: [(String, UInt64)] = []
       while let (path, _) = state.queue.popFirst(dueBy: now) {
         guard let burst = state.bursts[path] else { continue }
         let due = min(burst.last + settle, burst.first + maxWait)
         if due <= now {
-          ready.append(path)
+          ready.append((path, burst.first))
           state.bursts[path] = nil
         } else {
           state.queue.push(path, due: due)
@@ -92,7 +116,7 @@ final class Settler: Sendable {
       return (ready, state.queue.firstDue.flatMap { state.setTimer(due: Self.coalesced($0)) })
     }
     if let timer { schedule(at: timer) }
-    for path in ready { check(path) }
+    for (path, firstEvent) in ready { check(path, firstEvent) }
   }
 }
 
