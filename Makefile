@@ -2,6 +2,8 @@
 SWIFT ?= swift
 SOURCES := Package.swift Sources Plugins Tests Benchmarks/Package.swift Benchmarks/TetherBenchmarks
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+SHELL := /bin/bash
+TEST_LOG := .build/test-output.log
 
 .PHONY: deps test-deps lint test format demo bench
 
@@ -22,8 +24,11 @@ lint:
 
 # The whole suite, then the exclusivity tests again in a release build, where the optimiser
 # could hide (or cause) an overlapping access that a debug build catches.
+# A failing run ends by repeating its failures, so the tail of a long log names them.
 test: test-deps lint
-	$(SWIFT) test --parallel
+	@mkdir -p .build
+	@set -o pipefail; $(SWIFT) test --parallel 2>&1 | tee $(TEST_LOG) || { \
+	  echo "--- failures:"; grep "✘" $(TEST_LOG) | grep -v "known issue"; exit 1; }
 	$(SWIFT) test -c release --filter WithLockTests
 
 format:
