@@ -21,8 +21,12 @@ package enum FileContent: Sendable, Equatable {
     }
   }
 
-  /// The whole file at `path`.
-  package static func readData(_ path: String) throws(SystemError) -> Data {
+  /// The whole file at `path`. A regular file reads short only at its end, so a short read
+  /// ends it without a second call to be told so (as Foundation's reader, which stops at the
+  /// size `fstat` gave, also trusts); pass `false` for a kernel file that can read short before.
+  package static func readData(
+    _ path: String, shortReadEnds: Bool = true
+  ) throws(SystemError) -> Data {
     let fd = try systemCall("open", path: path) { open(path, O_RDONLY | O_CLOEXEC) }
     defer { close(fd) }
     var data = Data()
@@ -34,6 +38,7 @@ package enum FileContent: Sendable, Equatable {
       }
       if count == 0 { return data }
       data.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+      if shortReadEnds && count < buffer.count { return data }
     }
   }
 }

@@ -104,7 +104,8 @@ enum Inotify {
 
   private static func info(of fd: Int32) -> String? {
     do {
-      return String(decoding: try FileContent.readData("/proc/self/fdinfo/\(fd)"), as: UTF8.self)
+      let path = "/proc/self/fdinfo/\(fd)"
+      return String(decoding: try FileContent.readData(path, shortReadEnds: false), as: UTF8.self)
     } catch {
       return nil
     }

@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+import TetherTesting
+import TetherWatcher
+
+@Suite struct FileContentTests {
+  /// Sizes around the reader's 64 KiB buffer: a full buffer is not the end, a short read is.
+  @Test(arguments: [0, 1, 65_535, 65_536, 65_537, 131_072, 1_000_003])
+  func aFileIsReadWhole(size: Int) async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "data.bin")
+      let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) })
+      try bytes.write(to: file)
+      #expect(FileContent.read(file.path) == .data(bytes))
+    }
+  }
+
+  @Test func aKernelFileThatReadsShortIsReadToItsEnd() throws {
+    // /proc files hand out a page at a time; a test process's map of its libraries is longer,
+    // and the stack comes after them.
+    let maps = try FileContent.readData("/proc/self/maps", shortReadEnds: false)
+    #expect(String(decoding: maps, as: UTF8.self).contains("[stack]"))
+  }
+
+  @Test func aMissingFileIsMissingAndAFolderIsUnreadable() async throws {
+    try await withTemporaryDirectory { folder in
+      #expect(FileContent.read(folder.appending(path: "none.json").path) == .missing)
+      guard case .unreadable(let error) = FileContent.read(folder.path) else {
+        Issue.record("a folder read as a file")
+        return
+      }
+      #expect(error.call == "read" && error.path == folder.path)
+    }
+  }
+}
