@@ -144,25 +144,36 @@ package final class StrategyRegistry: Sendable {
     self.keyOptions = keyOptions
   }
 
-  /// Every error in `configuration`, for `tether check`: syntax errors stop at the first (the
-  /// rest of the text cannot be trusted), the others are all reported.
+  /// Every error in `configuration`, in file order, for `tether check`: lines that do not parse
+  /// and what the lines that do get wrong. Only bytes that are not UTF-8 stop it at the first.
   package static func diagnose(
     configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type]
   ) -> [TetherError] {
+    // A line that does not parse is one error among the others: the lines past it are read
+    // and checked too.
+    let document: INIDocument
+    do {
+      document = try configuration.lenientDocument()
+    } catch let error as TetherError {
+      return [error]
+    } catch {
+      return [.invalidConfiguration(message: "\(error)", location: configuration.origin)]
+    }
+    let syntax = document.problems.map(\.error)
     let diagnostics = Diagnostics(collecting: true)
     do {
       _ = try StrategyRegistry(
-        document: configuration.document(), origin: configuration.origin,
+        document: document, origin: configuration.origin,
         baseDirectory: configuration.baseDirectory, strategies: strategies, expansion: .process,
         diagnostics: diagnostics)
     } catch let error as TetherError {
-      return inFileOrder(diagnostics.errors + [error], origin: configuration.origin)
+      return inFileOrder(syntax + diagnostics.errors + [error], origin: configuration.origin)
     } catch {
-      return diagnostics.errors + [
+      return syntax + diagnostics.errors + [
         .invalidConfiguration(message: "\(error)", location: configuration.origin)
       ]
     }
-    return inFileOrder(diagnostics.errors, origin: configuration.origin)
+    return inFileOrder(syntax + diagnostics.errors, origin: configuration.origin)
   }
 
   private static func inFileOrder(_ errors: [TetherError], origin: String) -> [TetherError] {

@@ -37,17 +37,30 @@ public enum TetherConfiguration: Sendable {
   /// The parsed text.
   package func document() throws -> INIDocument {
     switch self {
+    case .string(let text, let origin): return try INIDocument(parsing: text, origin: origin)
+    case .file(let path): return try INIDocument(parsing: try contents(of: path), origin: path)
+    }
+  }
+
+  /// The text parsed on past lines that do not parse (a repeated section header among them),
+  /// which the document lists as its ``INIDocument/problems``: for reporting every error.
+  package func lenientDocument() throws -> INIDocument {
+    switch self {
     case .string(let text, let origin):
-      return try INIDocument(parsing: text, origin: origin)
+      return try INIDocument(
+        lenientlyParsing: Data(text.utf8), origin: origin, mergingSections: false)
     case .file(let path):
-      let data: Data
-      do {
-        data = try Data(contentsOf: URL(filePath: path))
-      } catch {
-        throw TetherError.invalidConfiguration(
-          message: "cannot read the config file: \(error.localizedDescription)", location: path)
-      }
-      return try INIDocument(parsing: data, origin: path)
+      return try INIDocument(
+        lenientlyParsing: try contents(of: path), origin: path, mergingSections: false)
+    }
+  }
+
+  private func contents(of path: String) throws(TetherError) -> Data {
+    do {
+      return try Data(contentsOf: URL(filePath: path))
+    } catch {
+      throw TetherError.invalidConfiguration(
+        message: "cannot read the config file: \(error.localizedDescription)", location: path)
     }
   }
 }

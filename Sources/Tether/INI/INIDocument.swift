@@ -54,13 +54,21 @@ package struct INIDocument: Sendable, Equatable {
   /// (a broken quote, a second definition of a key) is kept as it is and listed in
   /// ``problems``, so one mistake costs only its own key. Throws only for bytes that are not
   /// UTF-8, which could not be kept as they are.
-  package init(lenientlyParsing data: Data, origin: String) throws(TetherError) {
-    try self.init(bytes: [UInt8](data), origin: origin, lenient: true)
+  ///
+  /// A repeated section header continues its section when `mergingSections`; otherwise it is a
+  /// problem too, and the lines under it belong to no section.
+  package init(
+    lenientlyParsing data: Data, origin: String, mergingSections: Bool = true
+  ) throws(TetherError) {
+    try self.init(
+      bytes: [UInt8](data), origin: origin, lenient: true, mergingSections: mergingSections)
   }
 
   /// Both public initializers meet here: a `String` is valid UTF-8 already, so the check that
   /// `Data` needs costs it nothing but a pass over bytes it has anyway.
-  private init(bytes: [UInt8], origin: String, lenient: Bool = false) throws(TetherError) {
+  private init(
+    bytes: [UInt8], origin: String, lenient: Bool = false, mergingSections: Bool = false
+  ) throws(TetherError) {
     lines = []
     var sectionLines: [String: Int] = [:]
     var keyLines: [String: [String: Int]] = [:]
@@ -79,13 +87,17 @@ package struct INIDocument: Sendable, Equatable {
         : try INILine(parsing: text, ending: piece.ending, location: location)
       switch line.kind {
       case .section(let name):
-        // A second header of a hand-edited file continues its section.
-        if let first = sectionLines[name], !lenient {
-          throw .invalidConfiguration(
+        if let first = sectionLines[name], !(lenient && mergingSections) {
+          let error = TetherError.invalidConfiguration(
             message: "duplicate section [\(name)] (first at line \(first))", location: location)
+          guard lenient else { throw error }
+          line.kind = .invalidSection(error)
+          section = Self.lostSection
+        } else {
+          // A second header of a hand-edited file continues its section.
+          sectionLines[name] = sectionLines[name] ?? number
+          section = name
         }
-        sectionLines[name] = sectionLines[name] ?? number
-        section = name
       case .entry(let name, _, _) where section != Self.lostSection:
         if let first = keyLines[section]?[name] {
           let error = TetherError.invalidConfiguration(
@@ -150,12 +162,14 @@ package struct INIDocument: Sendable, Equatable {
   /// Section names in file order; the root section `""` comes first, and only if it has entries.
   package var sections: [String] {
     var names: [String] = []
+    // A merged section's second header adds no name.
+    var seen: Set<String> = []
     var rootHasEntries = false
     var current = ""
     for line in lines {
       current = Self.section(after: line, current)
       switch line.kind {
-      case .section(let name): names.append(name)
+      case .section(let name) where seen.insert(name).inserted: names.append(name)
       case .entry where current.isEmpty: rootHasEntries = true
       default: break
       }

@@ -216,3 +216,35 @@ extension ConfigErrorTests {
     #expect(TetherConfiguration.string("").baseDirectory.path == cwd)
   }
 }
+
+extension ConfigErrorTests {
+  @Test func diagnoseReportsTheLinesThatDoNotParseAndGoesOnPastThem() {
+    let errors = StrategyRegistry.diagnose(
+      configuration: .string(
+        """
+        [keys]
+        a = memory
+        a = memory
+        b = "unclosed
+        c = fiel
+        [strategy.memory]
+        colour = red
+        [keys]
+        d = memory
+        [strategy.
+        e = memory
+        [key.z]
+        path = x
+        """, origin: "t.conf"), strategies: testStrategies)
+    #expect(
+      errors.map(\.description) == [
+        #"t.conf:3: duplicate key "a" (first defined at line 2)"#,
+        #"t.conf:4: unterminated quoted string (missing closing ")"#,
+        #"t.conf:5: unknown strategy "fiel"; registered: loose, memory, probe"#,
+        "t.conf:7: unknown option colour in [strategy.memory]",
+        "t.conf:8: duplicate section [keys] (first at line 1)",
+        #"t.conf:10: expected "]" to close the section header"#,
+        #"t.conf:12: [key.z] matches no entry in [keys]; map "z" to a strategy there"#,
+      ])
+  }
+}
