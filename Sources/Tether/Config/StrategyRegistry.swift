@@ -30,19 +30,22 @@ package final class StrategyRegistry: Sendable {
   ) throws {
     let report = diagnostics
     let kinds = try Self.kinds(strategies)
+    // Indexed once: asking the document per section walked every line for each of them.
+    let entries = Dictionary(grouping: document.entries, by: \.section)
+    let sectionLines = document.sectionLines
     func options(_ section: String) -> StrategyOptions {
       StrategyOptions(
-        entries: document.entries(in: section).map { ($0.name, $0.value, $0.line) },
+        entries: (entries[section] ?? []).map { ($0.name, $0.value, $0.line) },
         origin: origin, baseDirectory: baseDirectory, expansion: expansion)
     }
     func sectionLocation(_ section: String) -> String {
-      "\(origin):\(document.sectionLine(section) ?? 1)"
+      "\(origin):\(sectionLines[section] ?? 1)"
     }
 
     var mapping = KeyMapping()
     var strategySections: [String] = []
     var keySections: [String] = []
-    for entry in document.entries(in: "") {
+    for entry in entries[""] ?? [] {
       try report.record(
         .invalidConfiguration(
           message: "\"\(entry.name)\" is outside any section; put it under [keys], "
@@ -50,7 +53,7 @@ package final class StrategyRegistry: Sendable {
     }
     for section in document.sections where !section.isEmpty {
       if section == "keys" {
-        for entry in document.entries(in: section) {
+        for entry in entries[section] ?? [] {
           try report.attempt {
             try mapping.add(
               pattern: entry.name, strategy: entry.value, line: entry.line, origin: origin)
