@@ -73,8 +73,8 @@ func watchBenchmarks() {
 }
 
 /// The floor under a file key's start: the system calls each key makes (a `stat` of its folder,
-/// which resolving the path needs, then `open`, `read` to the end, `close`) and the decoding,
-/// by hand, with nothing else.
+/// which resolving the path needs, then `open`, `read` until a short read, `close`) and the
+/// decoding, by hand, with nothing else.
 func fileKeyCallsBenchmark(prepare: @escaping () throws -> [URL]) {
   Benchmark("watches.calls", configuration: once([counted("start.us")])) { benchmark in
     let files = try prepare().map { ($0.path, $0.deletingLastPathComponent().path) }
@@ -91,6 +91,7 @@ func fileKeyCallsBenchmark(prepare: @escaping () throws -> [URL]) {
         var data = Data()
         while case let count = read(fd, buffer.baseAddress, buffer.count), count > 0 {
           data.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+          if count < buffer.count { break }
         }
         return try decoder.decode(Int.self, from: data)
       }
