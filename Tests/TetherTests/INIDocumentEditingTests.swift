@@ -112,7 +112,7 @@ struct INIDocumentEditingTests {
     document.setValue("3", section: "keys", name: "retries")
     #expect(document.sections.first == "")
     #expect(document.entry(section: "", name: "debug")?.line == 1)
-    #expect(document.sectionLine("keys") == 4)
+    #expect(document.sectionLines["keys"] == 4)
     #expect(document.entry(section: "keys", name: "retries")?.line == 8)
     #expect(document.entry(section: "key.favoriteFacts", name: "title")?.line == 22)
     let reparsed = try INIDocument(parsing: document.render(), origin: "l.ini")

@@ -178,8 +178,8 @@ struct INIDocumentTests {
     #expect(
       document.entry(section: "keys", name: "session.*")
         == .init(section: "keys", name: "session.*", value: "memory", line: 5))
-    #expect(document.sectionLine("strategy.cache") == 12)
-    #expect(document.sectionLine("") == nil)
+    #expect(document.sectionLines["strategy.cache"] == 12)
+    #expect(document.sectionLines[""] == nil)
     let rooted = try INIDocument(parsing: "a = # b\n[s]\na = ;\n", origin: "q.ini")
     #expect(rooted.sections == ["", "s"])
     #expect(rooted.entries.map(\.value) == ["# b", ";"])

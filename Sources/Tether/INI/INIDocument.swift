@@ -209,22 +209,13 @@ package struct INIDocument: Sendable, Equatable {
     entry(section: section, name: name)?.value
   }
 
-  /// The 1-based line of each section's first header (the root `""` has none): one pass, for a
-  /// reader that visits every section.
+  /// The 1-based line of each section's first header; the root `""` has none.
   package var sectionLines: [String: Int] {
     var result: [String: Int] = [:]
     for (index, line) in lines.enumerated() {
       if case .section(let name) = line.kind, result[name] == nil { result[name] = index + 1 }
     }
     return result
-  }
-
-  /// The 1-based line of the `[section]` header; `nil` if absent, and always for the root `""`.
-  package func sectionLine(_ section: String) -> Int? {
-    for (index, line) in lines.enumerated() {
-      if case .section(let name) = line.kind, name == section { return index + 1 }
-    }
-    return nil
   }
 
   /// Whether `name` can be used as a section or key name: `[A-Za-z0-9_.*-]+`.
