@@ -79,12 +79,17 @@ final class Settler: Sendable {
       burst.first = min(burst.first, firstEvent)
       burst.last = max(burst.last, changed)
       state.bursts[path] = burst
-      let due = min(burst.last + settle, burst.first + maxWait)
+      let due = due(of: burst)
       state.queue.push(path, due: due)
       return state.setTimer(due: Self.coalesced(due))
     }
     if let timer { schedule(at: timer) }
     return true
+  }
+
+  /// When `burst` is checked: once quiet for the settle delay, or at the maximum wait.
+  private func due(of burst: Burst) -> UInt64 {
+    min(burst.last + settle, burst.first + maxWait)
   }
 
   /// Timers are set on a 0.5 ms grid, so files dirtied together share one wake-up.
@@ -105,7 +110,7 @@ final class Settler: Sendable {
       var ready: [(String, UInt64)] = []
       while let (path, _) = state.queue.popFirst(dueBy: now) {
         guard let burst = state.bursts[path] else { continue }
-        let due = min(burst.last + settle, burst.first + maxWait)
+        let due = due(of: burst)
         if due <= now {
           ready.append((path, burst.first))
           state.bursts[path] = nil
