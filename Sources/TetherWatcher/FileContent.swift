@@ -24,23 +24,48 @@ package enum FileContent: Sendable, Equatable {
   /// The whole file at `path`. A regular file reads short only at its end, so a short read
   /// ends it without a second call to be told so (as Foundation's reader, which stops at the
   /// size `fstat` gave, also trusts); pass `false` for a kernel file that can read short before.
+  ///
+  /// Most watched files are small: the first read goes to the stack and the bytes are copied
+  /// once, into `Data` of their size. Only a file that fills it is asked its size, to read the
+  /// rest in one call instead of growing a buffer.
   package static func readData(
     _ path: String, shortReadEnds: Bool = true
   ) throws(SystemError) -> Data {
     let fd = try systemCall("open", path: path) { open(path, O_RDONLY | O_CLOEXEC) }
     defer { close(fd) }
-    var data = Data()
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
-    defer { buffer.deallocate() }
-    while true {
+    let first = try withUnsafeTemporaryAllocation(
+      byteCount: firstReadSize, alignment: 1
+    ) { buffer throws(SystemError) -> (data: Data, done: Bool) in
       let count = try systemCall("read", path: path) {
         Glibc.read(fd, buffer.baseAddress, buffer.count)
       }
-      if count == 0 { return data }
-      data.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-      if shortReadEnds && count < buffer.count { return data }
+      let data = Data(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+      return (data, count == 0 || (shortReadEnds && count < buffer.count))
+    }
+    if first.done { return first.data }
+    var data = first.data
+    var info = stat()
+    try systemCall("fstat", path: path) { fstat(fd, &info) }
+    // One more byte than the size said, so that a file read whole ends in a short read.
+    var chunk = max(Int(info.st_size) + 1 - data.count, firstReadSize)
+    while true {
+      let start = data.count
+      data.count = start + chunk
+      let count = data.withUnsafeMutableBytes { bytes in
+        Result { () throws(SystemError) in
+          try systemCall("read", path: path) {
+            Glibc.read(fd, bytes.baseAddress! + start, chunk)
+          }
+        }
+      }
+      data.count = start + (try count.get())
+      if data.count == start || (shortReadEnds && data.count < start + chunk) { return data }
+      chunk = max(chunk, data.count)
     }
   }
+
+  /// Bytes read on the stack before a file is asked its size.
+  static let firstReadSize = 16 * 1024
 }
 
 /// What `stat` says about a file: enough to notice most changes without reading it.

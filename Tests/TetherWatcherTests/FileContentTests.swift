@@ -4,8 +4,9 @@ import TetherTesting
 import TetherWatcher
 
 @Suite struct FileContentTests {
-  /// Sizes around the reader's 64 KiB buffer: a full buffer is not the end, a short read is.
-  @Test(arguments: [0, 1, 65_535, 65_536, 65_537, 131_072, 1_000_003])
+  /// Sizes around the reader's first (16 KiB) read: a full first read is not the end, a short
+  /// one is; a larger file is read at the size `fstat` gives.
+  @Test(arguments: [0, 1, 16_383, 16_384, 16_385, 65_536, 131_072, 1_000_003])
   func aFileIsReadWhole(size: Int) async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "data.bin")
@@ -16,8 +17,8 @@ import TetherWatcher
   }
 
   @Test func aKernelFileThatReadsShortIsReadToItsEnd() throws {
-    // /proc files hand out a page at a time; a test process's map of its libraries is longer,
-    // and the stack comes after them.
+    // /proc files hand out a page at a time and `fstat` calls them empty; a test process's map
+    // of its libraries is longer than the first read, and the stack comes after them.
     let maps = try FileContent.readData("/proc/self/maps", shortReadEnds: false)
     #expect(String(decoding: maps, as: UTF8.self).contains("[stack]"))
   }
