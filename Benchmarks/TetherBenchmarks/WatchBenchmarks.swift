@@ -74,10 +74,17 @@ func watchBenchmarks() {
 
 /// The floor under a file key's start: the system calls each key makes (a `stat` of its folder,
 /// which resolving the path needs, then `open`, `read` until a short read, `close`) and the
-/// decoding, by hand, with nothing else.
+/// decoding, by hand, with nothing else — in watched folders, as a key's are once the first key
+/// of its folder has started (the kernel then tells inotify of every open, read and close).
 func fileKeyCallsBenchmark(prepare: @escaping () throws -> [URL]) {
   Benchmark("watches.calls", configuration: once([counted("start.us")])) { benchmark in
-    let files = try prepare().map { ($0.path, $0.deletingLastPathComponent().path) }
+    let urls = try prepare()
+    let files = urls.map { ($0.path, $0.deletingLastPathComponent().path) }
+    var folders = Set<String>()
+    let watchers = files.enumerated().filter { folders.insert($0.element.1).inserted }.map {
+      Shared(wrappedValue: -1, .fileStorage(urls[$0.offset]))
+    }
+    defer { withExtendedLifetime(watchers) {} }
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     defer { buffer.deallocate() }
     for _ in 0..<5 {
