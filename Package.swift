@@ -27,6 +27,8 @@ let package = Package(
       dependencies: [.product(name: "Logging", package: "swift-log")],
       swiftSettings: swiftSettings
     ),
+    // Linux system calls Swift's Glibc module does not declare.
+    .systemLibrary(name: "CTetherLinux", path: "Sources/CTetherLinux"),
     .systemLibrary(
       name: "CInotifyTools",
       path: "Sources/CInotifyTools",
@@ -34,7 +36,9 @@ let package = Package(
     ),
     .target(
       name: "TetherWatcher",
-      dependencies: ["CInotifyTools", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "CInotifyTools", "CTetherLinux", .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: swiftSettings
     ),
     .target(

@@ -213,4 +213,24 @@ import TetherTesting
       }
     }
   }
+
+  /// A hand edit saved while this process writes the key it just changed: the edit is the later
+  /// change, so it stays on disk and reaches the holder. Racing the write's start, it used to
+  /// land between the write's check and its rename in about one round in seven, and be lost.
+  @Test func anEditSavedWhileALocalChangeIsWrittenWins() async throws {
+    try await withTemporaryDirectory { folder in
+      for round in 0..<30 {
+        let roundFolder = folder.appending(path: "\(round)")
+        try FileManager.default.createDirectory(at: roundFolder, withIntermediateDirectories: true)
+        let store = DefaultsStore(file: roundFolder.appending(path: "defaults.ini"))
+        let count = Shared(wrappedValue: 0, .defaults("count", store: store))
+        count.withLock { $0 = 1 }
+        try edit(store.file, "count", "2")
+        await expectEventually(timeout: .seconds(30), "round \(round)") {
+          count.wrappedValue == 2
+        }
+        #expect(contents(store.file) == "count = 2\n", "round \(round)")
+      }
+    }
+  }
 }

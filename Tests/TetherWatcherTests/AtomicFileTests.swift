@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 import TetherTesting
 import TetherWatcher
@@ -35,6 +36,53 @@ import TetherWatcher
       #expect(!FileManager.default.fileExists(atPath: stale), "a crashed writer's leftover")
       #expect(FileManager.default.fileExists(atPath: live), "a live writer's temp file")
       #expect(FileManager.default.fileExists(atPath: foreign), "not ours")
+    }
+  }
+
+  /// An editor's save (a rename) racing a write that expects the file's earlier content: either
+  /// the edit lands first and the write gives way, or the write lands first and the edit
+  /// replaces it. Both end with the edit; a check followed by a plain rename lost it (about one
+  /// round in seven, when the edit fell between the check and the rename).
+  @Test(arguments: [true, false])
+  func anEditRacingAWriteIsNeverOverwritten(fileExists: Bool) async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "data.json")
+      let old = Data("old".utf8)
+      var outcomes: [String: Int] = [:]
+      for round in 0..<500 {
+        if fileExists {
+          try old.write(to: url)
+        } else {
+          try? FileManager.default.removeItem(at: url)
+        }
+        let theirs = Data("theirs \(round)".utf8)
+        let wrote = Mutex<String>("")
+        DispatchQueue.concurrentPerform(iterations: 2) { side in
+          guard side == 0 else {
+            // Spread over the write's length (its fsync is most of it), so that some edits
+            // land between its check and its rename.
+            let start = ContinuousClock.now
+            let delay = Duration.microseconds(Int.random(in: 0..<600))
+            while ContinuousClock.now - start < delay {}
+            return (try? theirs.write(to: url, options: .atomic)) ?? ()
+          }
+          do {
+            try AtomicFile.write(
+              Data("ours".utf8), to: url.path, durable: false,
+              expected: fileExists ? .data(old) : .missing)
+            wrote.withLock { $0 = "written" }
+          } catch is AtomicFile.Conflict {
+            wrote.withLock { $0 = "gave way" }
+          } catch {
+            wrote.withLock { $0 = "\(error)" }
+          }
+        }
+        outcomes[wrote.withLock { $0 }, default: 0] += 1
+        #expect(try Data(contentsOf: url) == theirs, "round \(round)")
+      }
+      #expect(Set(outcomes.keys).isSubset(of: ["written", "gave way"]), "\(outcomes)")
+      let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+      #expect(leftovers == ["data.json"])
     }
   }
 }
