@@ -66,12 +66,7 @@ package enum AtomicFile {
       }
     }
     try systemCall("fsync", path: temporary) { fsync(fd) }
-    if let expected {
-      renamed = try replace(path, with: temporary, data: data, expected: expected)
-    } else {
-      try systemCall("rename", path: path) { rename(temporary, path) }
-      renamed = true
-    }
+    renamed = try replace(path, with: temporary, data: data, expected: expected)
     if durable {
       let directory = try systemCall("open", path: folder) {
         open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -81,8 +76,8 @@ package enum AtomicFile {
     }
   }
 
-  /// Renames `temporary` (holding `data`) over `path` if `path` still holds `expected`, else
-  /// throws ``Conflict`` and leaves `path` as it is. Returns whether `temporary` is gone; when it
+  /// Renames `temporary` (holding `data`) over `path` if `path` still holds `expected` (or
+  /// whatever it holds, without one), else throws ``Conflict`` and leaves `path` as it is. Returns whether `temporary` is gone; when it
   /// is not, it holds the file that was replaced, for the caller's clean-up to remove.
   ///
   /// A check and then a rename would leave a window in which an editor's own rename could land
@@ -92,15 +87,17 @@ package enum AtomicFile {
   /// swapped with ours (`RENAME_EXCHANGE`) and what came out is checked, and swapped back when
   /// it was not what we expected. A file system without these gets the check and the rename.
   private static func replace(
-    _ path: String, with temporary: String, data: Data, expected: FileContent
+    _ path: String, with temporary: String, data: Data, expected: FileContent?
   ) throws -> Bool {
-    if FileContent.read(path) != expected { throw Conflict() }
+    // Also checked beforehand, so that a conflict seen then never puts our bytes in place even
+    // for the instant of an exchange.
+    if let expected, FileContent.read(path) != expected { throw Conflict() }
     do {
       switch expected {
-      case .missing:
+      case .missing?:
         try renameat2(temporary, path, flags: TETHER_RENAME_NOREPLACE)
         return true
-      case .data:
+      case .data?:
         try renameat2(temporary, path, flags: TETHER_RENAME_EXCHANGE)
         // What came out is at the temporary path now.
         let replaced = FileContent.read(temporary)
@@ -109,8 +106,8 @@ package enum AtomicFile {
           throw Conflict()
         }
         return false
-      case .unreadable:
-        // Nothing to compare with: replaced as it was found.
+      case .unreadable?, nil:
+        // Nothing to compare with: replaced as it is.
         try systemCall("rename", path: path) { rename(temporary, path) }
         return true
       }
