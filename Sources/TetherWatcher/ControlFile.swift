@@ -62,11 +62,13 @@ final class ControlFile: Sendable {
   private static func removeAbandoned(in parent: String) {
     let names: [String]
     do {
-      names = try FileManager.default.contentsOfDirectory(atPath: parent)
+      names = try DirectoryListing.names(in: parent, withPrefix: "tether-watch-")
     } catch {
+      // Clean-up is a courtesy to processes that died; this one's watcher works without it.
+      FileWatcher.logger.debug("cannot list \(parent) for abandoned watcher folders: \(error)")
       return
     }
-    for name in names where name.hasPrefix("tether-watch-") {
+    for name in names {
       let folder = parent + "/" + name
       let file = folder + "/wake"
       let fd: Int32

@@ -6,7 +6,22 @@ package enum DirectoryListing {
   /// The names of the entries in `folder`, without `.` and `..`, in no particular order.
   package static func names(in folder: String) throws(SystemError) -> [String] {
     var names: [String] = []
-    try forEachEntry(in: folder) { name, _ in names.append(name()) }
+    try forEachEntry(in: folder) { name, _, _ in names.append(name()) }
+    return names
+  }
+
+  /// The names in `folder` that start with `prefix`: the others' names are never made into
+  /// strings (a shared `/tmp` can hold thousands).
+  package static func names(
+    in folder: String, withPrefix prefix: String
+  ) throws(SystemError)
+    -> [String]
+  {
+    let prefix = Array(prefix.utf8)
+    var names: [String] = []
+    try forEachEntry(in: folder) { name, _, bytes in
+      if bytes.starts(with: prefix) { names.append(name()) }
+    }
     return names
   }
 
@@ -14,15 +29,17 @@ package enum DirectoryListing {
   /// others' names are never made into strings.
   package static func possibleLinks(in folder: String) throws(SystemError) -> Set<String> {
     var links: Set<String> = []
-    try forEachEntry(in: folder) { name, type in
+    try forEachEntry(in: folder) { name, type, _ in
       if type == DT_LNK || type == DT_UNKNOWN { links.insert(name()) }
     }
     return links
   }
 
-  /// Calls `body` with each entry's name (made only when asked) and type, `.` and `..` left out.
+  /// Calls `body` with each entry's name (made only when asked), type and name's bytes (without
+  /// the terminating zero), `.` and `..` left out.
   private static func forEachEntry(
-    in folder: String, _ body: (_ name: () -> String, _ type: Int) -> Void
+    in folder: String,
+    _ body: (_ name: () -> String, _ type: Int, _ bytes: UnsafeRawBufferPointer) -> Void
   ) throws(SystemError) {
     guard let directory = opendir(folder) else {
       throw SystemError(call: "opendir", path: folder, code: errno)
@@ -36,17 +53,14 @@ package enum DirectoryListing {
         if errno != 0 { throw SystemError(call: "readdir", path: folder, code: errno) }
         return
       }
-      let isDot = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-        bytes[0] == UInt8(ascii: ".")
-          && (bytes[1] == 0 || bytes[1] == UInt8(ascii: ".") && bytes[2] == 0)
+      let type = Int(entry.pointee.d_type)
+      withUnsafeBytes(of: entry.pointee.d_name) { field in
+        let length = strnlen(field.baseAddress!.assumingMemoryBound(to: CChar.self), field.count)
+        let bytes = UnsafeRawBufferPointer(rebasing: field[..<length])
+        let dot = UInt8(ascii: ".")
+        if bytes.first == dot && (length == 1 || length == 2 && bytes[1] == dot) { return }
+        body({ String(decoding: bytes, as: UTF8.self) }, type, bytes)
       }
-      if isDot { continue }
-      body(
-        {
-          withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-          }
-        }, Int(entry.pointee.d_type))
     }
   }
 }

@@ -56,8 +56,11 @@ import TetherTesting
     try await withTemporaryDirectory { root in
       let runtime = root.appending(path: "runtime")
       let manager = FileManager.default
-      func folder(_ name: String, files: [String] = [], ageInSeconds: TimeInterval) throws -> URL {
-        let folder = runtime.appending(path: "tether-watch-\(name)")
+      func folder(
+        _ name: String, prefix: String = "tether-watch-", files: [String] = [],
+        ageInSeconds: TimeInterval
+      ) throws -> URL {
+        let folder = runtime.appending(path: prefix + name)
         try manager.createDirectory(at: folder, withIntermediateDirectories: true)
         for file in files { try Data().write(to: folder.appending(path: file)) }
         try manager.setAttributes(
@@ -67,6 +70,9 @@ import TetherTesting
       _ = try folder("empty", ageInSeconds: 120)
       _ = try folder("unrenamed", files: ["wake.new"], ageInSeconds: 120)
       _ = try folder("making", files: ["wake.new"], ageInSeconds: 0)
+      // Not a watcher's: the name only looks like one.
+      _ = try folder("", prefix: "tether-watch", ageInSeconds: 120)
+      _ = try folder("old", prefix: "my-tether-watch-", ageInSeconds: 120)
       let live = try folder("live", files: ["wake"], ageInSeconds: 120)
       let fd = open(live.appending(path: "wake").path, O_RDONLY)
       #expect(fd >= 0 && flock(fd, LOCK_EX) == 0)
@@ -77,7 +83,7 @@ import TetherTesting
       #expect(result.status == 0, "\(result.errors)")
       #expect(
         try manager.contentsOfDirectory(atPath: runtime.path).sorted()
-          == ["tether-watch-live", "tether-watch-making"])
+          == ["my-tether-watch-old", "tether-watch", "tether-watch-live", "tether-watch-making"])
     }
   }
 
