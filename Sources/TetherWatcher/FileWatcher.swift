@@ -30,6 +30,10 @@ package final class FileWatcher: Sendable {
     var subscribers: [(id: UInt64, deliver: @Sendable (FileContent) -> Void)]
     var known: FileContent
     var ownWrites: [Data] = []
+    /// Whether a process wrote the file in place and has not closed it yet (its last event was
+    /// a create or a modification, not a close after writing, a rename or a removal): what it
+    /// holds may be half written, such as truncated and not yet filled again.
+    var beingWritten = false
   }
 
   struct Directory {
@@ -258,10 +262,15 @@ package final class FileWatcher: Sendable {
   func check(_ path: String, firstEvent: UInt64? = nil) {
     let content = FileContent.read(path)
     var outcome = take(content, of: path, confirmed: firstEvent == nil)
-    if case .unconfirmed = outcome, let firstEvent {
-      let changedAgo = FileIdentity.of(path).map {
-        $0.nanosecondsSinceChange(now: UInt64(Date().timeIntervalSince1970 * 1e9))
-      }
+    if case .unconfirmed(let beingWritten) = outcome, let firstEvent {
+      // A writer that still has the file open is waited for (a process descheduled between
+      // truncating and writing leaves the file's change time as old as the truncation).
+      let changedAgo =
+        beingWritten
+        ? 0
+        : FileIdentity.of(path).map {
+          $0.nanosecondsSinceChange(now: UInt64(Date().timeIntervalSince1970 * 1e9))
+        }
       if changedAgo.map({ $0 < settleDelay.nanoseconds }) ?? true,
         settler.postpone(path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0)
       {
@@ -275,8 +284,9 @@ package final class FileWatcher: Sendable {
 
   private enum CheckOutcome {
     case unchanged
-    /// New bytes, not yet taken as known: the caller first asks how recently the file changed.
-    case unconfirmed
+    /// New bytes, not yet taken as known: the caller first asks how recently the file changed,
+    /// unless a writer still has it open.
+    case unconfirmed(beingWritten: Bool)
     case deliver([@Sendable (FileContent) -> Void])
   }
 
@@ -289,7 +299,7 @@ package final class FileWatcher: Sendable {
       let ownWrite: Bool
       if case .data(let data) = content {
         ownWrite = entry.ownWrites.contains(data)
-        if !ownWrite && !confirmed { return .unconfirmed }
+        if !ownWrite && !confirmed { return .unconfirmed(beingWritten: entry.beingWritten) }
       } else {
         ownWrite = false
       }
@@ -301,6 +311,8 @@ package final class FileWatcher: Sendable {
 
   /// Marks every watched file as possibly changed (after an overflow or a rebuild).
   func dirtyAll(under directory: String? = nil) {
+    // `beingWritten` is kept: a writer's close lost with the events leaves its file waited for
+    // up to the maximum wait, and the file's next close, rename or removal clears it.
     let paths = state.withLock { state in
       directory.map { Array(state.directories[$0]?.files ?? []) } ?? Array(state.files.keys)
     }

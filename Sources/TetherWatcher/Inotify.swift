@@ -14,6 +14,17 @@ enum Inotify {
     let name: String
 
     func has(_ flag: Int32) -> Bool { mask & UInt32(bitPattern: flag) != 0 }
+
+    /// Whether, after this event for a name, a process may be writing that file in place:
+    /// `true` after a create or a modification, `false` after a close of a written file or the
+    /// name being renamed or removed, `nil` when the event says neither (attributes).
+    var writerStillOpen: Bool? {
+      if has(IN_CLOSE_WRITE) || has(IN_MOVED_TO) || has(IN_MOVED_FROM) || has(IN_DELETE) {
+        return false
+      }
+      if has(IN_MODIFY) || has(IN_CREATE) { return true }
+      return nil
+    }
   }
 
   /// What a directory watch asks for: every change to an entry's name or content, and the

@@ -95,8 +95,12 @@ final class WatcherThread {
     }
     let file = path == "/" ? "/" + event.name : path + "/" + event.name
     let (isWatched, tap, awaited) = watcher.state.withLock { state in
-      (
-        state.files[file] != nil, state.eventTap,
+      let isWatched = state.files[file] != nil
+      if isWatched, let writing = event.writerStillOpen {
+        state.files[file]?.beingWritten = writing
+      }
+      return (
+        isWatched, state.eventTap,
         state.directories.keys.contains { $0 == file || $0.hasPrefix(file + "/") }
       )
     }

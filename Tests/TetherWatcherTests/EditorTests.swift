@@ -41,6 +41,8 @@ import TetherWatcher
     ),
     ("rm then recreate", "rm data.json && printf 2 > data.json"),
     ("mv away then back", "mv data.json away && printf 2 > away && mv away data.json"),
+    // Longer than the settle delay with the file truncated: a writer descheduled under load.
+    ("a pause between truncating and writing", "{ sleep 0.3; printf 2; } > data.json"),
   ])
   func aToolsSaveIsDeliveredOnce(_ name: String, _ script: String) async throws {
     try await withTemporaryDirectory { folder in
