@@ -309,6 +309,17 @@ package final class FileWatcher: Sendable {
     }
   }
 
+  /// Marks the watched files in `folder` and in the folders under it as possibly changed: their
+  /// watch went away with `folder`, so events may have been missed.
+  func dirtyAll(within folder: String) {
+    let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+    let paths = state.withLock { state in
+      state.directories.filter { $0.key == folder || $0.key.hasPrefix(prefix) }.values
+        .flatMap(\.files)
+    }
+    for path in paths { settler.dirty(path) }
+  }
+
   /// Marks every watched file as possibly changed (after an overflow or a rebuild).
   func dirtyAll(under directory: String? = nil) {
     // `beingWritten` is kept: a writer's close lost with the events leaves its file waited for

@@ -60,8 +60,11 @@ enum Inotify {
     return wd
   }
 
-  static func removeWatch(_ wd: Int32) {
-    _ = inotifytools_remove_watch_by_wd(wd)
+  /// Removes a live watch; `false` when the kernel had dropped it, in which case the library
+  /// printed a failure to stderr and kept its entry for the path.
+  @discardableResult
+  static func removeWatch(_ wd: Int32) -> Bool {
+    inotifytools_remove_watch_by_wd(wd) != 0
   }
 
   /// Blocks until an event arrives; `nil` when interrupted (`EINTR`).

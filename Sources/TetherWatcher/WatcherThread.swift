@@ -16,6 +16,10 @@ final class WatcherThread {
   private var paths: [Int32: String] = [:]
   /// The library's inotify descriptor, whose `/proc` entry lists the watches the kernel holds.
   private var descriptor: Int32 = -1
+  /// Paths whose watch the kernel dropped (the folder deleted, or unmounted): the library keeps
+  /// a stale entry for each and would hand it to the path's next watch, so watching one of them
+  /// again starts the library afresh. Until then the other folders' watches are left alone.
+  private var dropped: Set<String> = []
 
   init(watcher: FileWatcher, control: ControlFile) {
     self.watcher = watcher
@@ -89,9 +93,7 @@ final class WatcherThread {
     if event.has(IN_IGNORED) || event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF)
       || event.has(IN_UNMOUNT)
     {
-      // The kernel dropped the watch; the library keeps a stale entry for it, so start afresh.
-      watcher.dirtyAll(under: path)
-      return rebuild()
+      return drop(event.wd, of: path)
     }
     let file = path == "/" ? "/" + event.name : path + "/" + event.name
     let (isWatched, tap, awaited) = watcher.state.withLock { state in
@@ -137,16 +139,11 @@ final class WatcherThread {
     }
     let unwanted = watches.filter { targets[$0.key] == nil }
     if !unwanted.isEmpty {
-      // Removing a watch the kernel dropped (its folder deleted; the events are still queued)
-      // makes the library print a failure to stderr and keep a stale entry for the path, which
-      // the folder's next watch would get: start afresh instead.
       let live = Inotify.liveWatches(descriptor: descriptor)
-      if let live, unwanted.values.contains(where: { !live.contains($0) }) { return rebuild() }
-      for (path, wd) in unwanted {
-        watches[path] = nil
-        paths[wd] = nil
-        Inotify.removeWatch(wd)
-      }
+      for (path, wd) in unwanted { forget(wd, of: path, live: live) }
+    }
+    if targets.keys.contains(where: { watches[$0] == nil && dropped.contains($0) }) {
+      return rebuild()
     }
     for (path, waiting) in targets where watches[path] == nil {
       if let remote = FileSystemKind.remoteName(of: path) {
@@ -174,11 +171,32 @@ final class WatcherThread {
     return true
   }
 
+  /// Ends the watch of `path` after its folder was deleted, moved or unmounted: the files it
+  /// served are checked, and watched again through what they need now (the nearest existing
+  /// ancestor of a deleted folder). Only this watch changes: starting the library afresh would
+  /// re-read every watched file.
+  private func drop(_ wd: Int32, of path: String) -> Bool {
+    forget(wd, of: path, live: Inotify.liveWatches(descriptor: descriptor))
+    watcher.dirtyAll(within: path)
+    return sync()
+  }
+
+  /// Forgets the watch `wd` of `path`, removing it if the kernel still holds it (a moved folder's
+  /// watch follows the folder). Removing a dropped one (its events still queued) would make the
+  /// library print a failure to stderr; it keeps a stale entry for the path either way.
+  private func forget(_ wd: Int32, of path: String, live: Set<Int32>?) {
+    watches[path] = nil
+    paths[wd] = nil
+    if live?.contains(wd) ?? true, Inotify.removeWatch(wd) { return }
+    dropped.insert(path)
+  }
+
   /// Starts the library afresh and re-adds every watch; `false` if polling had to take over.
   private func rebuild() -> Bool {
     Inotify.cleanup()
     watches = [:]
     paths = [:]
+    dropped = []
     watcher.state.withLock { $0.statistics.rebuilds += 1 }
     do {
       try start()

@@ -16,6 +16,7 @@ enum Helper {
     case "count-watches": countWatches(rest)
     case "overflow": overflow(rest)
     case "rewatch-deleted-folder": rewatchDeletedFolder(rest)
+    case "drop-one-folder": dropOneFolder(rest)
     case "many-descriptors": manyDescriptors(rest)
     case "watch-folders": watchFolders(rest)
     case "save-loop": saveLoop(rest)
@@ -85,6 +86,42 @@ enum Helper {
     let result = delivered.wait(timeout: .now() + 20)
     report(FileWatcher.shared.statistics, extra: ["delivered": result == .success ? 1 : 0])
     _ = second
+  }
+
+  /// `drop-one-folder DIR`: watches DIR/a/data.json and DIR/b/data.json and deletes DIR/a: a's
+  /// file is missing and b's edit still arrives, with the library not started afresh; then DIR/a
+  /// is made again with its file, which arrives too.
+  static func dropOneFolder(_ arguments: [String]) {
+    let (a, b) = (arguments[0] + "/a", arguments[0] + "/b")
+    for folder in [a, b] {
+      make(folder)
+      write(folder + "/data.json", "1")
+    }
+    let (aMissing, aBack, bChanged) = (
+      DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)
+    )
+    let watchA = FileWatcher.shared.watch(a + "/data.json") { content in
+      if content == .missing { aMissing.signal() }
+      if content == .data(Data("2".utf8)) { aBack.signal() }
+    }
+    let watchB = FileWatcher.shared.watch(b + "/data.json") { content in
+      if content == .data(Data("2".utf8)) { bChanged.signal() }
+    }
+    try! FileManager.default.removeItem(atPath: a)
+    let missing = aMissing.wait(timeout: .now() + 20) == .success
+    write(b + "/data.json", "2")
+    let changed = bChanged.wait(timeout: .now() + 20) == .success
+    let rebuildsAfterDrop = FileWatcher.shared.statistics.rebuilds
+    make(a)
+    write(a + "/data.json", "2")
+    let back = aBack.wait(timeout: .now() + 20) == .success
+    report(
+      FileWatcher.shared.statistics,
+      extra: [
+        "missing": missing ? 1 : 0, "changed": changed ? 1 : 0, "back": back ? 1 : 0,
+        "rebuildsAfterDrop": rebuildsAfterDrop,
+      ])
+    _ = (watchA, watchB)
   }
 
   /// `many-descriptors DIR`: opens 1,100 descriptors first, so the library's would be >= 1024.

@@ -96,6 +96,20 @@ import TetherTesting
     }
   }
 
+  /// A deleted folder ends its own watch only: the other folders' watches stand (starting the
+  /// library afresh re-reads every watched file), and the folder is watched again when remade.
+  @Test func aDeletedFolderLeavesTheOtherWatchesAlone() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["drop-one-folder", root.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["missing"] as? Int == 1, "\(result.output)")
+      #expect(result.report["changed"] as? Int == 1, "\(result.output)")
+      #expect(result.report["rebuildsAfterDrop"] as? Int == 0, "\(result.output)")
+      #expect(result.report["back"] as? Int == 1, "\(result.output)")
+      #expect(!result.errors.contains("Failed to remove watch"), "\(result.errors)")
+    }
+  }
+
   /// The library keeps its entry for a watch the kernel dropped, and hands its stale descriptor
   /// to the next watch of the same folder: removing a dead watch must start it afresh instead.
   @Test func aFolderDeletedAsItsLastWatchEndsIsWatchedAgainWhenRemade() async throws {
