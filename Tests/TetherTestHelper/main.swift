@@ -2,6 +2,7 @@
 // not happen inside the shared test process (exact watch counts, a paused watcher, exhausted
 // descriptors, lowered kernel limits), then prints one JSON object with what it saw.
 import Foundation
+import Synchronization
 import Tether
 import TetherDefaults
 import TetherFileStorage
@@ -17,6 +18,7 @@ enum Helper {
     case "overflow": overflow(rest)
     case "rewatch-deleted-folder": rewatchDeletedFolder(rest)
     case "drop-one-folder": dropOneFolder(rest)
+    case "move-folder-away": moveFolderAway(rest)
     case "many-descriptors": manyDescriptors(rest)
     case "watch-folders": watchFolders(rest)
     case "save-loop": saveLoop(rest)
@@ -122,6 +124,36 @@ enum Helper {
         "rebuildsAfterDrop": rebuildsAfterDrop,
       ])
     _ = (watchA, watchB)
+  }
+
+  /// `move-folder-away DIR`: watches DIR/a/data.json and renames DIR/a to DIR/gone: the file is
+  /// missing, the kernel's watch (which followed the folder) is removed, a write in DIR/gone is
+  /// not taken for the file, and a new DIR/a with the file arrives.
+  static func moveFolderAway(_ arguments: [String]) {
+    let (a, gone) = (arguments[0] + "/a", arguments[0] + "/gone")
+    make(a)
+    write(a + "/data.json", "1")
+    let (missing, back) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+    let wrongFile = Atomic<Int>(0)
+    let watch = FileWatcher.shared.watch(a + "/data.json") { content in
+      if content == .missing { missing.signal() }
+      if content == .data(Data("moved".utf8)) { wrongFile.add(1, ordering: .relaxed) }
+      if content == .data(Data("2".utf8)) { back.signal() }
+    }
+    try! FileManager.default.moveItem(atPath: a, toPath: gone)
+    let wasMissing = missing.wait(timeout: .now() + 20) == .success
+    let watchesWhileMissing = kernelWatches()
+    write(gone + "/data.json", "moved")
+    make(a)
+    write(a + "/data.json", "2")
+    let cameBack = back.wait(timeout: .now() + 20) == .success
+    report(
+      FileWatcher.shared.statistics,
+      extra: [
+        "missing": wasMissing ? 1 : 0, "back": cameBack ? 1 : 0,
+        "wrongFile": wrongFile.load(ordering: .relaxed), "kernelWatches": watchesWhileMissing,
+      ])
+    _ = watch
   }
 
   /// `many-descriptors DIR`: opens 1,100 descriptors first, so the library's would be >= 1024.
@@ -272,6 +304,14 @@ enum Helper {
       done.signal()
     }
     done.wait()
+  }
+
+  /// The watches the kernel holds for the watcher's inotify descriptor (its `/proc` entry).
+  static func kernelWatches() -> Int {
+    guard let fd = FileWatcher.shared.statistics.descriptor,
+      let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8)
+    else { return -1 }
+    return info.split(separator: "\n").count { $0.hasPrefix("inotify wd:") }
   }
 
   static func report(_ statistics: WatcherStatistics, extra: [String: Int]) {

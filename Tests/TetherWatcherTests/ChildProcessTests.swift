@@ -110,6 +110,20 @@ import TetherTesting
     }
   }
 
+  /// A watched folder renamed away keeps its kernel watch (it follows the folder): removed, so a
+  /// write in the folder's new place is not taken for the file, which is watched at its path.
+  @Test func aFolderMovedAwayIsWatchedAtItsPathNotFollowed() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["move-folder-away", root.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["missing"] as? Int == 1, "\(result.output)")
+      #expect(result.report["back"] as? Int == 1, "\(result.output)")
+      #expect(result.report["wrongFile"] as? Int == 0, "\(result.output)")
+      #expect(result.report["kernelWatches"] as? Int == 2, "the control file's and root's")
+      #expect(!result.errors.contains("Failed to remove watch"), "\(result.errors)")
+    }
+  }
+
   /// The library keeps its entry for a watch the kernel dropped, and hands its stale descriptor
   /// to the next watch of the same folder: removing a dead watch must start it afresh instead.
   @Test func aFolderDeletedAsItsLastWatchEndsIsWatchedAgainWhenRemade() async throws {
