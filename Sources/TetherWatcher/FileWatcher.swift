@@ -263,16 +263,15 @@ package final class FileWatcher: Sendable {
     let content = FileContent.read(path)
     var outcome = take(content, of: path, confirmed: firstEvent == nil)
     if case .unconfirmed(let beingWritten) = outcome, let firstEvent {
-      // A writer that still has the file open is waited for (a process descheduled between
-      // truncating and writing leaves the file's change time as old as the truncation).
-      let changedAgo =
-        beingWritten
-        ? 0
-        : FileIdentity.of(path).map {
-          $0.nanosecondsSinceChange(now: UInt64(Date().timeIntervalSince1970 * 1e9))
-        }
-      if changedAgo.map({ $0 < settleDelay.nanoseconds }) ?? true,
-        settler.postpone(path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0)
+      if postpone(path, beingWritten: beingWritten, firstEvent: firstEvent) { return }
+      // The thread may not have read every event the kernel queued before this read (it lags
+      // under load), such as the truncation of a writer that has yet to write: once it has,
+      // the file is asked about again, and read again.
+      awaitQueuedEvents()
+      if case .unconfirmed(let beingWritten) = take(content, of: path, confirmed: false),
+        postpone(path, beingWritten: beingWritten, firstEvent: firstEvent)
+          || FileContent.read(path) != content
+            && settler.postpone(path, firstEvent: firstEvent, changedAgo: 0)
       {
         return
       }
@@ -280,6 +279,31 @@ package final class FileWatcher: Sendable {
     }
     guard case .deliver(let subscribers) = outcome else { return }
     for subscriber in subscribers { subscriber(content) }
+  }
+
+  /// Whether new bytes in `path` are to be read again later (within the maximum wait since
+  /// `firstEvent`): while a writer has the file open, or the file changed less than the settle
+  /// delay ago (a process descheduled between truncating and writing leaves the change time as
+  /// old as the truncation, so the open writer counts first).
+  private func postpone(_ path: String, beingWritten: Bool, firstEvent: UInt64) -> Bool {
+    let changedAgo =
+      beingWritten
+      ? 0
+      : FileIdentity.of(path).map {
+        $0.nanosecondsSinceChange(now: UInt64(Date().timeIntervalSince1970 * 1e9))
+      }
+    return changedAgo.map({ $0 < settleDelay.nanoseconds }) ?? true
+      && settler.postpone(path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0)
+  }
+
+  /// Returns once the watcher thread has handled every event the kernel queued before the call:
+  /// the wake-up it waits for is queued behind them.
+  private func awaitQueuedEvents() {
+    let generation = state.withLock { state in
+      state.requested += 1
+      return state.requested
+    }
+    waitUntilServed(generation)
   }
 
   private enum CheckOutcome {
@@ -320,12 +344,20 @@ package final class FileWatcher: Sendable {
     for path in paths { settler.dirty(path) }
   }
 
-  /// Marks every watched file as possibly changed (after an overflow or a rebuild).
-  func dirtyAll(under directory: String? = nil) {
-    // `beingWritten` is kept: a writer's close lost with the events leaves its file waited for
-    // up to the maximum wait, and the file's next close, rename or removal clears it.
+  /// Marks the watched files of `directory` as possibly changed (its watch was just added).
+  func dirtyAll(under directory: String) {
+    let paths = state.withLock { Array($0.directories[directory]?.files ?? []) }
+    for path in paths { settler.dirty(path) }
+  }
+
+  /// Marks every watched file as possibly changed after events were lost (an overflow, a
+  /// rebuild). Whether a process is writing one in place is unknown then, so each is taken as
+  /// being written: new bytes wait for the file's next close or rename, or the maximum wait,
+  /// rather than being delivered as a writer may have left them for a moment (truncated).
+  func eventsLost() {
     let paths = state.withLock { state in
-      directory.map { Array(state.directories[$0]?.files ?? []) } ?? Array(state.files.keys)
+      for path in state.files.keys { state.files[path]?.beingWritten = true }
+      return Array(state.files.keys)
     }
     for path in paths { settler.dirty(path) }
   }

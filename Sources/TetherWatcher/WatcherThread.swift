@@ -85,7 +85,7 @@ final class WatcherThread {
     watcher.state.withLock { $0.handledEvents += 1 }
     if event.has(IN_Q_OVERFLOW) {
       watcher.state.withLock { $0.statistics.overflows += 1 }
-      watcher.dirtyAll()
+      watcher.eventsLost()
       return true
     }
     // Unknown descriptors belong to watches removed on purpose (their IN_IGNORED).
@@ -206,7 +206,7 @@ final class WatcherThread {
     }
     // No watches yet, so this sync only adds: it cannot rebuild again.
     guard sync() else { return false }
-    watcher.dirtyAll()
+    watcher.eventsLost()
     return true
   }
 

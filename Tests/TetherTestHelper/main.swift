@@ -17,6 +17,8 @@ enum Helper {
     case "count-watches": countWatches(rest)
     case "overflow": overflow(rest)
     case "rewatch-deleted-folder": rewatchDeletedFolder(rest)
+    case "overflow-mid-write": overflowMidWrite(rest)
+    case "lagging-mid-write": laggingMidWrite(rest)
     case "drop-one-folder": dropOneFolder(rest)
     case "move-folder-away": moveFolderAway(rest)
     case "many-descriptors": manyDescriptors(rest)
@@ -62,6 +64,81 @@ enum Helper {
     let result = delivered.wait(timeout: .now() + 20)
     report(FileWatcher.shared.statistics, extra: ["delivered": result == .success ? 1 : 0])
     _ = watch
+  }
+
+  /// `overflow-mid-write DIR`: with the watcher paused, overflows its queue and truncates the
+  /// watched file (a writer opened it and has not written yet); resumes it, waits past the settle
+  /// delay, then writes and closes. Only the written content may arrive, never the empty file.
+  static func overflowMidWrite(_ arguments: [String]) {
+    let folder = arguments[0]
+    let file = "\(folder)/data.json"
+    write(file, "before")
+    let deliveries = Mutex<[String]>([])
+    let delivered = DispatchSemaphore(value: 0)
+    let watch = FileWatcher.shared.watch(file) { content in
+      let text: String
+      switch content {
+      case .data(let data): text = String(decoding: data, as: UTF8.self)
+      case .missing: text = "(missing)"
+      case .unreadable: text = "(unreadable)"
+      }
+      deliveries.withLock { $0.append(text) }
+      if text == "after" { delivered.signal() }
+    }
+    FileWatcher.shared.pauseForTesting()
+    for index in 0..<20_000 { write("\(folder)/noise\(index)", "") }
+    let writer = FileHandle(forWritingAtPath: file)!
+    try! writer.truncate(atOffset: 0)
+    FileWatcher.shared.resumeForTesting()
+    Thread.sleep(forTimeInterval: 0.2)
+    try! writer.write(contentsOf: Data("after".utf8))
+    try! writer.close()
+    let result = delivered.wait(timeout: .now() + 20)
+    let seen = deliveries.withLock { $0 }
+    report(
+      FileWatcher.shared.statistics,
+      extra: [
+        "delivered": result == .success ? 1 : 0, "deliveries": seen.count,
+        "empty": seen.filter(\.isEmpty).count,
+      ])
+    _ = watch
+  }
+
+  /// `lagging-mid-write DIR`: a writer truncates the watched file while the watcher thread is
+  /// paused (as one lagging under load has yet to read the event), and a check of the file falls
+  /// due then; the thread goes on, and the writer writes and closes. Only the written content may
+  /// arrive, never the empty file.
+  static func laggingMidWrite(_ arguments: [String]) {
+    let file = "\(arguments[0])/data.json"
+    write(file, "before")
+    let deliveries = Mutex<[String]>([])
+    let delivered = DispatchSemaphore(value: 0)
+    let watch = FileWatcher.shared.watch(file) { content in
+      guard case .data(let data) = content else { return }
+      deliveries.withLock { $0.append(String(decoding: data, as: UTF8.self)) }
+      if data == Data("after".utf8) { delivered.signal() }
+    }
+    Thread.sleep(forTimeInterval: 0.2)
+    FileWatcher.shared.pauseForTesting()
+    let writer = FileHandle(forWritingAtPath: file)!
+    try! writer.truncate(atOffset: 0)
+    Thread.sleep(forTimeInterval: 0.1)
+    // A second watch of the file checks it once the settle delay has passed.
+    let second = FileWatcher.shared.watch(file) { _ in }
+    Thread.sleep(forTimeInterval: 0.15)
+    FileWatcher.shared.resumeForTesting()
+    Thread.sleep(forTimeInterval: 0.1)
+    try! writer.write(contentsOf: Data("after".utf8))
+    try! writer.close()
+    let result = delivered.wait(timeout: .now() + 20)
+    let seen = deliveries.withLock { $0 }
+    report(
+      FileWatcher.shared.statistics,
+      extra: [
+        "delivered": result == .success ? 1 : 0, "deliveries": seen.count,
+        "empty": seen.filter(\.isEmpty).count,
+      ])
+    _ = (watch, second)
   }
 
   /// `rewatch-deleted-folder DIR`: the last watch of DIR/a is cancelled and the folder deleted
@@ -234,7 +311,9 @@ enum Helper {
     let value = Shared(wrappedValue: 0, .fileStorage(URL(filePath: arguments[0])))
     let expected = Int(arguments[1])!
     write(arguments[2], "ready")
-    for _ in 0..<2000 {
+    // Generous: the parent notices `ready` by polling, and a loaded machine slows both.
+    let deadline = ContinuousClock.now + .seconds(60)
+    while ContinuousClock.now < deadline {
       if value.wrappedValue == expected {
         print("{\"seen\":\(expected)}")
         exit(0)

@@ -96,6 +96,31 @@ import TetherTesting
     }
   }
 
+  /// Events lost to an overflow may include a writer's truncation: the file is then taken as
+  /// being written, and its empty state is not delivered while the writer has yet to write.
+  @Test func aFileTruncatedDuringAnOverflowWaitsForItsWriter() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["overflow-mid-write", root.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect((result.report["overflows"] as? Int ?? 0) >= 1, "\(result.output)")
+      #expect(result.report["delivered"] as? Int == 1, "\(result.output)")
+      #expect(result.report["empty"] as? Int == 0, "\(result.output)")
+      #expect(result.report["deliveries"] as? Int == 1, "\(result.output)")
+    }
+  }
+
+  /// A check that falls due while the watcher thread has yet to read a writer's truncation waits
+  /// for the thread to catch up, and so for the writer, instead of delivering the empty file.
+  @Test func aCheckWaitsForTheEventsQueuedBeforeIt() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["lagging-mid-write", root.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["delivered"] as? Int == 1, "\(result.output)")
+      #expect(result.report["empty"] as? Int == 0, "\(result.output)")
+      #expect(result.report["deliveries"] as? Int == 1, "\(result.output)")
+    }
+  }
+
   /// A deleted folder ends its own watch only: the other folders' watches stand (starting the
   /// library afresh re-reads every watched file), and the folder is watched again when remade.
   @Test func aDeletedFolderLeavesTheOtherWatchesAlone() async throws {
