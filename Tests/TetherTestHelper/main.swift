@@ -73,18 +73,8 @@ enum Helper {
     let folder = arguments[0]
     let file = "\(folder)/data.json"
     write(file, "before")
-    let deliveries = Mutex<[String]>([])
-    let delivered = DispatchSemaphore(value: 0)
-    let watch = FileWatcher.shared.watch(file) { content in
-      let text: String
-      switch content {
-      case .data(let data): text = String(decoding: data, as: UTF8.self)
-      case .missing: text = "(missing)"
-      case .unreadable: text = "(unreadable)"
-      }
-      deliveries.withLock { $0.append(text) }
-      if text == "after" { delivered.signal() }
-    }
+    let recorder = TextRecorder(awaiting: "after")
+    let watch = FileWatcher.shared.watch(file) { recorder.record($0) }
     FileWatcher.shared.pauseForTesting()
     for index in 0..<20_000 { write("\(folder)/noise\(index)", "") }
     let writer = FileHandle(forWritingAtPath: file)!
@@ -93,14 +83,7 @@ enum Helper {
     Thread.sleep(forTimeInterval: 0.2)
     try! writer.write(contentsOf: Data("after".utf8))
     try! writer.close()
-    let result = delivered.wait(timeout: .now() + 20)
-    let seen = deliveries.withLock { $0 }
-    report(
-      FileWatcher.shared.statistics,
-      extra: [
-        "delivered": result == .success ? 1 : 0, "deliveries": seen.count,
-        "empty": seen.filter(\.isEmpty).count,
-      ])
+    report(FileWatcher.shared.statistics, extra: recorder.waitAndCount())
     _ = watch
   }
 
@@ -111,13 +94,8 @@ enum Helper {
   static func laggingMidWrite(_ arguments: [String]) {
     let file = "\(arguments[0])/data.json"
     write(file, "before")
-    let deliveries = Mutex<[String]>([])
-    let delivered = DispatchSemaphore(value: 0)
-    let watch = FileWatcher.shared.watch(file) { content in
-      guard case .data(let data) = content else { return }
-      deliveries.withLock { $0.append(String(decoding: data, as: UTF8.self)) }
-      if data == Data("after".utf8) { delivered.signal() }
-    }
+    let recorder = TextRecorder(awaiting: "after")
+    let watch = FileWatcher.shared.watch(file) { recorder.record($0) }
     Thread.sleep(forTimeInterval: 0.2)
     FileWatcher.shared.pauseForTesting()
     let writer = FileHandle(forWritingAtPath: file)!
@@ -130,14 +108,7 @@ enum Helper {
     Thread.sleep(forTimeInterval: 0.1)
     try! writer.write(contentsOf: Data("after".utf8))
     try! writer.close()
-    let result = delivered.wait(timeout: .now() + 20)
-    let seen = deliveries.withLock { $0 }
-    report(
-      FileWatcher.shared.statistics,
-      extra: [
-        "delivered": result == .success ? 1 : 0, "deliveries": seen.count,
-        "empty": seen.filter(\.isEmpty).count,
-      ])
+    report(FileWatcher.shared.statistics, extra: recorder.waitAndCount())
     _ = (watch, second)
   }
 
@@ -423,6 +394,32 @@ enum Helper {
   static func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
     exit(2)
+  }
+}
+
+/// The texts a watch delivers, for helpers that check what arrived and what must not have.
+final class TextRecorder: Sendable {
+  private let texts = Mutex<[String]>([])
+  private let arrived = DispatchSemaphore(value: 0)
+  private let awaited: String
+
+  init(awaiting awaited: String) { self.awaited = awaited }
+
+  func record(_ content: FileContent) {
+    guard case .data(let data) = content else { return }
+    let text = String(decoding: data, as: UTF8.self)
+    texts.withLock { $0.append(text) }
+    if text == awaited { arrived.signal() }
+  }
+
+  /// Waits up to 20 s for the awaited text; whether it came, how many deliveries, how many empty.
+  func waitAndCount() -> [String: Int] {
+    let result = arrived.wait(timeout: .now() + 20)
+    let seen = texts.withLock { $0 }
+    return [
+      "delivered": result == .success ? 1 : 0, "deliveries": seen.count,
+      "empty": seen.filter(\.isEmpty).count,
+    ]
   }
 }
 
