@@ -194,7 +194,8 @@ package enum AtomicFile {
     guard let folder = newFolder else { return }
     let names: [String]
     do {
-      names = try DirectoryListing.names(in: folder)
+      // Ours start with a dot: other names are not made into strings.
+      names = try DirectoryListing.names(in: folder, withPrefix: ".")
     } catch {
       // No folder yet: nothing was left in it.
       if error.code != ENOENT {

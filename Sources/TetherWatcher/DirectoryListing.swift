@@ -3,20 +3,12 @@ import Glibc
 /// The names in a folder, read with `readdir`: `FileManager.contentsOfDirectory` builds and
 /// bridges far more than a name per entry.
 package enum DirectoryListing {
-  /// The names of the entries in `folder`, without `.` and `..`, in no particular order.
-  package static func names(in folder: String) throws(SystemError) -> [String] {
-    var names: [String] = []
-    try forEachEntry(in: folder) { name, _, _ in names.append(name()) }
-    return names
-  }
-
-  /// The names in `folder` that start with `prefix`: the others' names are never made into
-  /// strings (a shared `/tmp` can hold thousands).
+  /// The names of the entries in `folder` that start with `prefix`, without `.` and `..`, in no
+  /// particular order: the others' names are never made into strings (a shared `/tmp` can hold
+  /// thousands).
   package static func names(
-    in folder: String, withPrefix prefix: String
-  ) throws(SystemError)
-    -> [String]
-  {
+    in folder: String, withPrefix prefix: String = ""
+  ) throws(SystemError) -> [String] {
     let prefix = Array(prefix.utf8)
     var names: [String] = []
     try forEachEntry(in: folder) { name, _, bytes in

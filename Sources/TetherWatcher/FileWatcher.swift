@@ -259,21 +259,17 @@ package final class FileWatcher: Sendable {
   /// than the settle delay ago are read again later (within the maximum wait): the events of
   /// that change may not have reached the settler yet, and the bytes may be a writer's half-done
   /// work, such as a file truncated and not yet written.
-  func check(_ path: String, firstEvent: UInt64? = nil) {
+  func check(_ path: String, firstEvent: UInt64? = nil, caughtUp: Bool = false) {
     let content = FileContent.read(path)
     var outcome = take(content, of: path, confirmed: firstEvent == nil)
     if case .unconfirmed(let beingWritten) = outcome, let firstEvent {
       if postpone(path, beingWritten: beingWritten, firstEvent: firstEvent) { return }
       // The thread may not have read every event the kernel queued before this read (it lags
       // under load), such as the truncation of a writer that has yet to write: once it has,
-      // the file is asked about again, and read again.
-      awaitQueuedEvents()
-      if case .unconfirmed(let beingWritten) = take(content, of: path, confirmed: false),
-        postpone(path, beingWritten: beingWritten, firstEvent: firstEvent)
-          || FileContent.read(path) != content
-            && settler.postpone(path, firstEvent: firstEvent, changedAgo: 0)
-      {
-        return
+      // the file is checked once more.
+      if !caughtUp {
+        awaitQueuedEvents()
+        return check(path, firstEvent: firstEvent, caughtUp: true)
       }
       outcome = take(content, of: path, confirmed: true)
     }
@@ -356,7 +352,7 @@ package final class FileWatcher: Sendable {
   /// rather than being delivered as a writer may have left them for a moment (truncated).
   func eventsLost() {
     let paths = state.withLock { state in
-      for path in state.files.keys { state.files[path]?.beingWritten = true }
+      for index in state.files.indices { state.files.values[index].beingWritten = true }
       return Array(state.files.keys)
     }
     for path in paths { settler.dirty(path) }
