@@ -14,9 +14,9 @@ final class WriterLog: Sendable {
 
   /// A writer of `Int` changes that records each write; the throttle is long enough that every
   /// change after the first waits for `flushNow()`.
-  func writer() -> ThrottledWriter<Int> {
+  func writer(throttle: Duration = .seconds(60)) -> ThrottledWriter<Int> {
     ThrottledWriter(
-      label: "test.writer", throttle: .seconds(60), merge: nil,
+      label: "test.writer", throttle: throttle, merge: nil,
       perform: { change in
         self.state.withLock { $0.written.append(change) }
         return .written
@@ -121,6 +121,30 @@ final class WriterLog: Sendable {
     await expectEventually(timeout: .seconds(30), "written: \(log.written)") {
       log.written == [1, 2]
     }
+  }
+
+  @Test func changesBetweenImmediateWritesShareOneTimerThatStillWritesTheLast() async {
+    let log = WriterLog()
+    let writer = log.writer(throttle: .seconds(3))
+    writer.submit(0, immediately: false, waiter: log.waiter("leading"))
+    writer.flushNow()  // The leading write, finished: the window is open.
+    // As `withLock` then `save()` in a loop: each change starts the window's timer, each save
+    // takes the change before the timer fires.
+    for index in 1...50 {
+      writer.submit(index, immediately: false, waiter: log.waiter("change\(index)"))
+      writer.submit(-index, immediately: true, waiter: log.waiter("save\(index)")) { work in
+        work()
+        return true
+      }
+    }
+    writer.submit(51, immediately: false, waiter: log.waiter("last"))
+    #expect(writer.timersDispatched == 1)
+    // The one timer, dispatched for the first change, writes the last at the window's end.
+    await expectEventually(timeout: .seconds(30), "written: \(log.written.suffix(3))") {
+      log.written.last == 51
+    }
+    #expect(log.written == [0] + (1...50).map { -$0 } + [51])
+    #expect(log.told.count == 102 && log.told.last == "last")
   }
 
   @Test func aCallerThatCannotTakeTheWriteHasItQueued() async {
