@@ -97,7 +97,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   public func subscribe(
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    store.subscribe(saved: { subscriber.yieldSaved() }) { [store, decode] content in
+    store.subscribe(saved: { result in
+      switch result {
+      case .success: subscriber.yieldSaved()
+      case .failure(let error): subscriber.yieldSaveFailed(error)
+      }
+    }) { [store, decode] content in
       switch content {
       case .missing:
         subscriber.yieldReturningInitialValue()
@@ -122,6 +127,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   /// Writes the value: throttled after `withLock`, at once for `save()`.
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
     store.save(value, context: context, encoder: encoder, continuation: continuation)
+  }
+
+  /// Takes a `withLock` change for the throttled writer; its outcome goes to the subscribers.
+  public func _saveInline(_ value: Value) -> Bool {
+    store.saveInline(value, encoder: encoder)
+    return true
   }
 }
 

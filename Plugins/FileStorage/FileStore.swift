@@ -45,7 +45,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
         },
         recovered: {
           // A change kept after a failure has no caller left to tell: tell the holders.
-          for subscriber in state.withLock({ $0.subscribers }) { subscriber.saved() }
+          for subscriber in state.withLock({ $0.subscribers }) { subscriber.saved(.success(())) }
         }))
     let (exchanged, original) = writerIfMade.compareExchange(
       expected: nil, desired: made, ordering: .acquiringAndReleasing)
@@ -59,10 +59,20 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     return original
   }
 
+  /// Who waits for the changes taken inline (`withLock`'s): the holders, told through their
+  /// subscriptions. One waiter for every such change, made once, in one group: a burst keeps one.
+  private let inlineWaiter: WriteWaiter
+
   init(path: String, settings: FileStorageSettings, scope: TetherScope) {
     self.path = path
     self.settings = settings
     self.scope = scope
+    let state = state
+    self.inlineWaiter = WriteWaiter(
+      group: ObjectIdentifier(state),
+      completion: { result in
+        for subscriber in state.withLock({ $0.subscribers }) { subscriber.saved(result) }
+      })
     AtomicFile.removeStaleTemporaries(of: path)
   }
 
@@ -131,6 +141,13 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     }
   }
 
+  /// Takes a change made through `withLock`, throttled; its outcome goes to the subscribers.
+  func saveInline(_ value: Value, encoder: FileEncoder<Value>) {
+    writer._withUnsafeGuaranteedRef { writer in
+      writer.submit(encoder.change(value), immediately: false, waiter: inlineWaiter)
+    }
+  }
+
   /// Writes one change, on the writer's queue.
   private static func write(
     _ change: PendingFileChange, to path: String, settings: FileStorageSettings,
@@ -173,7 +190,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
 
   /// Delivers the file's changes made outside this store to `deliver` until cancelled.
   func subscribe(
-    saved: @escaping @Sendable () -> Void,
+    saved: @escaping @Sendable (Result<Void, any Error>) -> Void,
     _ deliver: @escaping @Sendable (FileContent) -> Void
   ) -> SharedSubscription {
     let (id, needsWatch) = state.withLock { state in
@@ -241,5 +258,5 @@ private struct FileStoreState {
 private struct FileStoreSubscriber {
   let id: UInt64
   let deliver: @Sendable (FileContent) -> Void
-  let saved: @Sendable () -> Void
+  let saved: @Sendable (Result<Void, any Error>) -> Void
 }

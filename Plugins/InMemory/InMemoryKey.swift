@@ -57,6 +57,12 @@ public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     cell.store(value)
     continuation.resume()
   }
+
+  /// Stores the value: storing in memory cannot fail, so there is no outcome to tell.
+  public func _saveInline(_ value: Value) -> Bool {
+    cell.store(value)
+    return true
+  }
 }
 
 /// Identifies an in-memory value: its name, its type and the scope it lives in.

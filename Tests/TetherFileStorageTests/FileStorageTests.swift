@@ -253,6 +253,32 @@ import TetherTesting
     }
   }
 
+  /// A `withLock` change is saved without a continuation: its failure reaches `saveError` through
+  /// the key's subscription, and so does the later write that succeeds. (A file where the folder
+  /// should be fails the write even for root.)
+  @Test func aThrottledChangeThatCannotBeWrittenSetsSaveErrorUntilAFlushWritesIt() async throws {
+    try await withTemporaryDirectory { folder in
+      let blocker = folder.appending(path: "sub")
+      try Data("not a folder".utf8).write(to: blocker)
+      try await fileBootstrap(folder, extra: "[key.sub.value]\npath = sub/value.json") {
+        @Shared(.registered("sub.value")) var value = 0
+        $value.withLock { $0 = 5 }
+        await expectEventually(
+          timeout: .seconds(30), "saveError: \(String(describing: $value.saveError))"
+        ) {
+          $value.saveError.map { "\($0)".contains("Not a directory") } ?? false
+        }
+        #expect(value == 5, "the change is kept")
+        try FileManager.default.removeItem(at: blocker)
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: false)
+        await TetherSystem.flush()
+        #expect($value.saveError == nil)
+        let written = try Data(contentsOf: blocker.appending(path: "value.json"))
+        #expect(String(decoding: written, as: UTF8.self) == "5")
+      }
+    }
+  }
+
   /// Root ignores folder permissions, so the read-only folder is tried by an unprivileged child.
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
   func aFailedWriteSetsSaveErrorKeepsTheChangeAndSucceedsLater() async throws {

@@ -7,6 +7,19 @@
 public protocol SharedKey<Value>: SharedReaderKey {
   /// Saves `value`, resuming `continuation` exactly once, on any thread.
   func save(_ value: Value, context: SaveContext, continuation: SaveContinuation)
+
+  /// Takes a change made through ``Shared/withLock(_:)`` without a continuation, telling its
+  /// outcome, if it can fail, to the key's subscribers; returns `false` (the default) to be given
+  /// a continuation through ``save(_:context:continuation:)`` instead.
+  ///
+  /// An implementation detail of Tether's own keys: a continuation per change was half of an
+  /// in-memory `withLock` (measured with callgrind). Keys that wrap another key forward it.
+  func _saveInline(_ value: Value) -> Bool
+}
+
+extension SharedKey {
+  /// Saves through ``save(_:context:continuation:)`` instead.
+  public func _saveInline(_ value: Value) -> Bool { false }
 }
 
 /// Why a key is asked to save a value.

@@ -54,4 +54,9 @@ extension _SharedKeyDefault: SharedKey where Base: SharedKey {
   public func save(_ value: Base.Value, context: SaveContext, continuation: SaveContinuation) {
     base.save(value, context: context, continuation: continuation)
   }
+
+  /// Forwards to the base key.
+  public func _saveInline(_ value: Base.Value) -> Bool {
+    base._saveInline(value)
+  }
 }

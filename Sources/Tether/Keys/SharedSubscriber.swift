@@ -6,7 +6,7 @@
 public struct SharedSubscriber<Value: Sendable>: Sendable {
   private let callback: @Sendable (Result<Value?, any Error>) -> Void
   private let onLoading: @Sendable (Bool) -> Void
-  private let onSaved: @Sendable () -> Void
+  private let onSaved: @Sendable (Result<Void, any Error>) -> Void
 
   /// Creates a subscriber; `nil` in a result stands for "the initial value".
   ///
@@ -17,13 +17,13 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   ) {
     self.callback = callback
     self.onLoading = onLoading
-    self.onSaved = {}
+    self.onSaved = { _ in }
   }
 
   package init(
     callback: @escaping @Sendable (Result<Value?, any Error>) -> Void,
     onLoading: @escaping @Sendable (Bool) -> Void,
-    onSaved: @escaping @Sendable () -> Void
+    onSaved: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
     self.callback = callback
     self.onLoading = onLoading
@@ -46,6 +46,10 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   public func yieldLoading(_ isLoading: Bool = true) { onLoading(isLoading) }
 
   /// Says a write the holders asked for earlier has now succeeded (a kept change written by a
-  /// flush after a failure): holders clear `saveError`.
-  package func yieldSaved() { onSaved() }
+  /// flush after a failure, or a change the key took inline): holders clear `saveError`.
+  package func yieldSaved() { onSaved(.success(())) }
+
+  /// Says a change the key took inline (``SharedKey/_saveInline(_:)``) could not be written:
+  /// holders set `saveError`.
+  package func yieldSaveFailed(_ error: any Error) { onSaved(.failure(error)) }
 }

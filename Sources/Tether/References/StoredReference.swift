@@ -107,7 +107,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
     let subscriber = SharedSubscriber<Value>(
       callback: { result in self.finishLoad(result) },
       onLoading: { isLoading in self.setLoading(isLoading) },
-      onSaved: { self.saveFinished(.success(())) })
+      onSaved: { result in self.saveFinished(result) })
     let subscription = reader.subscribe(context: context, subscriber: subscriber)
     lock.withLock { self.subscription = subscription }
   }
@@ -190,6 +190,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   @usableFromInline
   func mutated(to newValue: Value) {
     guard commit(newValue), let writer else { return }
+    if writer.key._saveInline(newValue) { return }
     let continuation = saves.next(for: self)
     writer.key.save(newValue, context: .didSet, continuation: continuation)
     saves.saved(continuation)

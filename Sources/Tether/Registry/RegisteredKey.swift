@@ -68,6 +68,12 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible
     }
   }
 
+  /// Forwards to the resolved key; an unresolved key takes a continuation, to fail it.
+  public func _saveInline(_ value: Value) -> Bool {
+    guard case .success(let key) = scope.resolve(name, as: Value.self) else { return false }
+    return key._saveInline(value)
+  }
+
   private static func erase(_ key: some SharedKey<Value>) -> AnyHashable { AnyHashable(key.id) }
 
   private struct UnresolvedID: Hashable {
