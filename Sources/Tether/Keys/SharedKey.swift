@@ -12,7 +12,7 @@ public protocol SharedKey<Value>: SharedReaderKey {
   /// outcome, if it can fail, to the key's subscribers; returns `false` (the default) to be given
   /// a continuation through ``save(_:context:continuation:)`` instead.
   ///
-  /// An implementation detail of Tether's own keys: a continuation per change was half of an
+  /// An implementation detail of Tether's own keys: a continuation per change was a third of an
   /// in-memory `withLock` (measured with callgrind). Keys that wrap another key forward it.
   func _saveInline(_ value: Value) -> Bool
 }
