@@ -97,12 +97,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   public func subscribe(
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    store.subscribe(saved: { result in
-      switch result {
-      case .success: subscriber.yieldSaved()
-      case .failure(let error): subscriber.yieldSaveFailed(error)
-      }
-    }) { [store, decode] content in
+    store.subscribe(saved: subscriber.yieldSaveResult) { [store, decode] content in
       switch content {
       case .missing:
         subscriber.yieldReturningInitialValue()

@@ -45,7 +45,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
         },
         recovered: {
           // A change kept after a failure has no caller left to tell: tell the holders.
-          for subscriber in state.withLock({ $0.subscribers }) { subscriber.saved(.success(())) }
+          FileStore.tellHolders(.success(()), state: state)
         }))
     let (exchanged, original) = writerIfMade.compareExchange(
       expected: nil, desired: made, ordering: .acquiringAndReleasing)
@@ -70,9 +70,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     let state = state
     self.inlineWaiter = WriteWaiter(
       group: ObjectIdentifier(state),
-      completion: { result in
-        for subscriber in state.withLock({ $0.subscribers }) { subscriber.saved(result) }
-      })
+      completion: { result in FileStore.tellHolders(result, state: state) })
     AtomicFile.removeStaleTemporaries(of: path)
   }
 
@@ -139,6 +137,11 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
           superseded: { continuation.resumeSuperseded() }),
         onCaller: continuation.runOnCaller)
     }
+  }
+
+  /// Tells every subscriber how a write of changes no caller waits for went.
+  private static func tellHolders(_ result: Result<Void, any Error>, state: LockedState<State>) {
+    for subscriber in state.withLock({ $0.subscribers }) { subscriber.saved(result) }
   }
 
   /// Takes a change made through `withLock`, throttled; its outcome goes to the subscribers.

@@ -49,7 +49,7 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   /// flush after a failure, or a change the key took inline): holders clear `saveError`.
   package func yieldSaved() { onSaved(.success(())) }
 
-  /// Says a change the key took inline (``SharedKey/_saveInline(_:)``) could not be written:
-  /// holders set `saveError`.
-  package func yieldSaveFailed(_ error: any Error) { onSaved(.failure(error)) }
+  /// Tells how writing a change the key took inline (``SharedKey/_saveInline(_:)``) went:
+  /// holders clear `saveError` on success and set it on failure.
+  package func yieldSaveResult(_ result: Result<Void, any Error>) { onSaved(result) }
 }
