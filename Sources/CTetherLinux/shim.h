@@ -1,6 +1,7 @@
 #ifndef TETHER_CTETHERLINUX_SHIM_H
 #define TETHER_CTETHERLINUX_SHIM_H
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -12,6 +13,16 @@ static const unsigned int TETHER_RENAME_EXCHANGE = 1u << 1;
 
 static inline int tether_renameat2(const char *from, const char *to, unsigned int flags) {
   return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, flags);
+}
+
+// readdir's records are only as long as their names: the last one in its buffer can end before
+// `sizeof(struct dirent)`, so Swift must not copy `pointee` (a whole struct) to read the name.
+static inline const char *_Nonnull tether_dirent_name(const struct dirent *_Nonnull entry) {
+  return entry->d_name;
+}
+
+static inline unsigned char tether_dirent_type(const struct dirent *_Nonnull entry) {
+  return entry->d_type;
 }
 
 #endif

@@ -1,3 +1,4 @@
+import CTetherLinux
 import Glibc
 
 /// The names in a folder, read with `readdir`: `FileManager.contentsOfDirectory` builds and
@@ -37,22 +38,39 @@ package enum DirectoryListing {
       throw SystemError(call: "opendir", path: folder, code: errno)
     }
     defer { closedir(directory) }
-    while true {
-      // A listing cut short by an error would be taken for the whole: readdir tells them apart
-      // by errno.
-      errno = 0
-      guard let entry = readdir(directory) else {
-        if errno != 0 { throw SystemError(call: "readdir", path: folder, code: errno) }
-        return
+    var failure: Int32 = 0
+    forEachEntry(
+      from: {
+        // A listing cut short by an error would be taken for the whole: readdir tells them
+        // apart by errno.
+        errno = 0
+        guard let entry = readdir(directory) else {
+          failure = errno
+          return nil
+        }
+        return UnsafeRawPointer(entry)
+      }, body)
+    if failure != 0 { throw SystemError(call: "readdir", path: folder, code: failure) }
+  }
+
+  /// Calls `body` with each `dirent` record `next` gives until it gives `nil`.
+  ///
+  /// A record is only as long as its name: one at the end of `readdir`'s buffer can end before
+  /// `MemoryLayout<dirent>.size`, so its fields are read in place, never by copying `pointee`.
+  /// Package access lets a test hand it a record that ends at a guard page.
+  package static func forEachEntry(
+    from next: () -> UnsafeRawPointer?,
+    _ body: (_ name: () -> String, _ type: Int, _ bytes: UnsafeRawBufferPointer) -> Void
+  ) {
+    let dot = UInt8(ascii: ".")
+    while let record = next() {
+      let entry = record.assumingMemoryBound(to: dirent.self)
+      let name = tether_dirent_name(entry)
+      let bytes = UnsafeRawBufferPointer(start: name, count: strlen(name))
+      if bytes.first == dot && (bytes.count == 1 || bytes.count == 2 && bytes[1] == dot) {
+        continue
       }
-      let type = Int(entry.pointee.d_type)
-      withUnsafeBytes(of: entry.pointee.d_name) { field in
-        let length = strnlen(field.baseAddress!.assumingMemoryBound(to: CChar.self), field.count)
-        let bytes = UnsafeRawBufferPointer(rebasing: field[..<length])
-        let dot = UInt8(ascii: ".")
-        if bytes.first == dot && (length == 1 || length == 2 && bytes[1] == dot) { return }
-        body({ String(decoding: bytes, as: UTF8.self) }, type, bytes)
-      }
+      body({ String(decoding: bytes, as: UTF8.self) }, Int(tether_dirent_type(entry)), bytes)
     }
   }
 }

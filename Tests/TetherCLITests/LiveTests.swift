@@ -61,7 +61,8 @@ final class RunningTether: Sendable {
       await expectEventually(timeout: .seconds(30)) { watch.text.contains("seven") }
       #expect(watch.text.contains("favoriteFacts \(facts)"), "\(watch.text)")
       watch.process.interrupt()
-      #expect(await watch.finish() == 0, "SIGINT ends watch with 0")
+      #expect(
+        await watch.finish() == 0, "SIGINT ends watch with 0: \(watch.errorText.suffix(4000))")
     }
   }
 
@@ -69,7 +70,7 @@ final class RunningTether: Sendable {
     try await withTemporaryDirectory { home in
       let first = try RunningTether(["demo", "--config", shippedConfig], home: home)
       for command in ["+", "+", "fact", "save", "list", "quit"] { first.send(command) }
-      #expect(await first.finish() == 0, "\(first.text)")
+      #expect(await first.finish() == 0, "\(first.text)\n\(first.errorText.suffix(4000))")
       #expect(first.text.contains("count: 2"))
       let defaults = try String(
         contentsOf: home.appending(path: "config/tether-demo/defaults.ini"), encoding: .utf8)
@@ -86,7 +87,7 @@ final class RunningTether: Sendable {
         second.text.contains("count changed outside: 42")
       }
       second.send("quit")
-      #expect(await second.finish() == 0)
+      #expect(await second.finish() == 0, "\(second.errorText.suffix(4000))")
     }
   }
 }
