@@ -21,7 +21,8 @@ public struct ChildResult: Sendable {
   }
 }
 
-/// Runs `executable` to completion and collects its output; it is killed after `timeout`.
+/// Runs `executable` to completion and collects its output; it is killed (SIGKILL) after
+/// `timeout`.
 ///
 /// ```swift
 /// let result = try await runChild("/usr/bin/env", ["python3", "-c", "print(1)"])
@@ -42,20 +43,28 @@ public func runChild(
   try process.run()
   let watchdog = Task {
     try await Task.sleep(for: timeout)
-    process.terminate()
+    // SIGKILL: a child spawned from one of dispatch's threads inherits its signal mask, in
+    // which SIGTERM (what `terminate()` sends) is blocked.
+    kill(process.processIdentifier, SIGKILL)
   }
-  // Read before waiting: a child that fills a pipe would otherwise never exit.
-  let (out, err) = await Task.detached {
-    (
-      output.fileHandleForReading.readDataToEndOfFile(),
-      errors.fileHandleForReading.readDataToEndOfFile()
-    )
-  }.value
-  await Task.detached { process.waitUntilExit() }.value
+  // Both pipes at once, before waiting: a child that fills one while the other is read to its
+  // end would never exit.
+  async let out = onThreadOfItsOwn { output.fileHandleForReading.readDataToEndOfFile() }
+  async let err = onThreadOfItsOwn { errors.fileHandleForReading.readDataToEndOfFile() }
+  let (outData, errData) = await (out, err)
+  await onThreadOfItsOwn { process.waitUntilExit() }
   watchdog.cancel()
   return ChildResult(
-    status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-    errors: String(decoding: err, as: UTF8.self))
+    status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+    errors: String(decoding: errData, as: UTF8.self))
+}
+
+/// Runs `work`, which blocks, on a thread of its own rather than one of the few of Swift's
+/// shared pool (as many as cores), which parallel tests need.
+private func onThreadOfItsOwn<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+  await withCheckedContinuation { continuation in
+    Thread { continuation.resume(returning: work()) }.start()
+  }
 }
 
 /// Runs a shell script in `folder`, recording an issue if it fails.
