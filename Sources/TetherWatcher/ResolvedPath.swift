@@ -19,7 +19,8 @@ package enum ResolvedPath {
     for _ in 0..<40 {
       let parent = realParent(of: path)
       let name = LexicalPath.name(of: path)
-      let candidate = LexicalPath.joining(parent.path, name)
+      // Nearly every folder is its own real path: the path is then the candidate as it is.
+      let candidate = parent.isLexical ? path : LexicalPath.joining(parent.path, name)
       // Most names are in a folder listed since its last change, and are not links there.
       if let links = parent.links, !links.contains(name) { return candidate }
       guard let target = link(at: candidate) else { return candidate }
@@ -34,6 +35,8 @@ package enum ResolvedPath {
 
   private struct ResolvedFolder {
     let path: String
+    /// Whether `path` is the folder's own (lexical) path: no link on the way.
+    let isLexical: Bool
     let device: UInt64
     let inode: UInt64
     var listing: Listing?
@@ -54,6 +57,7 @@ package enum ResolvedPath {
   /// A folder with symlinks resolved, and when it is known, the names in it that may be links.
   private struct RealParent {
     let path: String
+    let isLexical: Bool
     let links: Set<String>?
   }
 
@@ -68,17 +72,19 @@ package enum ResolvedPath {
       try systemCall("stat", path: parent) { stat(parent, &info) }
     } catch {
       // No folder yet (it is made at the first write): nothing to resolve through.
-      return RealParent(path: parent, links: nil)
+      return RealParent(path: parent, isLexical: true, links: nil)
     }
     let (device, inode, changed) = (UInt64(info.st_dev), UInt64(info.st_ino), info.st_ctim)
     let known = folders.withLock { $0[parent] }
     if let known, known.device == device, known.inode == inode {
       if let listing = known.listing, listing.changed == changed {
-        return RealParent(path: known.path, links: listing.links)
+        return RealParent(path: known.path, isLexical: known.isLexical, links: listing.links)
       }
       return remember(parent, known.path, device: device, inode: inode, changed: changed)
     }
-    guard let resolved = realpath(parent, nil) else { return RealParent(path: parent, links: nil) }
+    guard let resolved = realpath(parent, nil) else {
+      return RealParent(path: parent, isLexical: true, links: nil)
+    }
     defer { free(resolved) }
     return remember(
       parent, String(cString: resolved), device: device, inode: inode, changed: changed)
@@ -98,12 +104,14 @@ package enum ResolvedPath {
         // Unreadable (search without read permission): each name is asked instead.
       }
     }
+    let isLexical = real == parent
     folders.withLock { folders in
       // Bounded for processes that make keys in ever new folders (test suites).
       if folders.count >= 4096 { folders.removeAll(keepingCapacity: true) }
-      folders[parent] = ResolvedFolder(path: real, device: device, inode: inode, listing: listing)
+      folders[parent] = ResolvedFolder(
+        path: real, isLexical: isLexical, device: device, inode: inode, listing: listing)
     }
-    return RealParent(path: real, links: listing?.links)
+    return RealParent(path: real, isLexical: isLexical, links: listing?.links)
   }
 
   /// The target of the symlink at `path`, or `nil` when it is not one (nearly always): asked
