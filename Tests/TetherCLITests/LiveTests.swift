@@ -39,8 +39,15 @@ final class RunningTether: Sendable {
 
   func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
 
-  func finish() async -> Int32 {
+  /// Waits for the process to end, killing it (SIGKILL: SIGTERM is blocked in children spawned
+  /// from dispatch's threads) if it has not after `timeout`.
+  func finish(timeout: Duration = .seconds(60)) async -> Int32 {
+    let watchdog = Task { [process] in
+      try await Task.sleep(for: timeout)
+      kill(process.processIdentifier, SIGKILL)
+    }
     await Task.detached { [process] in process.waitUntilExit() }.value
+    watchdog.cancel()
     output.fileHandleForReading.readabilityHandler = nil
     errors.fileHandleForReading.readabilityHandler = nil
     return process.terminationStatus
