@@ -127,7 +127,7 @@ private struct Checks: Sendable {
     let reader = SharedReader(wrappedValue: 3, try key("default"))
     expect(second.wrappedValue == 1, "first default: a later default does not overwrite")
     expect(reader.wrappedValue == 1, "first default: a reader sees the first default")
-    _ = first
+    withExtendedLifetime(first) {}
   }
 
   func roundTrip() async throws {

@@ -64,7 +64,7 @@ enum Helper {
     FileWatcher.shared.resumeForTesting()
     let result = delivered.wait(timeout: .now() + 20)
     report(FileWatcher.shared.statistics, extra: ["delivered": result == .success ? 1 : 0])
-    _ = watch
+    withExtendedLifetime(watch) {}
   }
 
   /// `overflow-mid-write DIR`: with the watcher paused, overflows its queue and truncates the
@@ -85,7 +85,7 @@ enum Helper {
     try! writer.write(contentsOf: Data("after".utf8))
     try! writer.close()
     report(FileWatcher.shared.statistics, extra: recorder.waitAndCount())
-    _ = watch
+    withExtendedLifetime(watch) {}
   }
 
   /// `lagging-mid-write DIR`: a writer truncates the watched file while the watcher thread is
@@ -136,7 +136,7 @@ enum Helper {
     write(file, "3")
     let result = delivered.wait(timeout: .now() + 20)
     report(FileWatcher.shared.statistics, extra: ["delivered": result == .success ? 1 : 0])
-    _ = second
+    withExtendedLifetime(second) {}
   }
 
   /// `drop-one-folder DIR`: watches DIR/a/data.json and DIR/b/data.json and deletes DIR/a: a's
@@ -202,7 +202,7 @@ enum Helper {
         "missing": wasMissing ? 1 : 0, "back": cameBack ? 1 : 0,
         "wrongFile": wrongFile.load(ordering: .relaxed), "kernelWatches": watchesWhileMissing,
       ])
-    _ = watch
+    withExtendedLifetime(watch) {}
   }
 
   /// `many-descriptors DIR`: opens 1,100 descriptors first, so the library's would be >= 1024.
@@ -213,7 +213,7 @@ enum Helper {
     let (delivered, watches) = watchAndChange(folders: [arguments[0]])
     report(FileWatcher.shared.statistics, extra: ["delivered": delivered])
     for descriptor in descriptors { close(descriptor) }
-    _ = watches
+    withExtendedLifetime(watches) {}
   }
 
   /// `watch-folders DIR...`: watches a file in each folder, changes each, counts deliveries.
@@ -221,7 +221,7 @@ enum Helper {
     FileWatcher.shared.setPollInterval(.milliseconds(100))
     let (delivered, watches) = watchAndChange(folders: arguments)
     report(FileWatcher.shared.statistics, extra: ["delivered": delivered])
-    _ = watches
+    withExtendedLifetime(watches) {}
   }
 
   /// Watches `data.json` in each folder, then `more.json` beside it (so it joins a folder that

@@ -28,7 +28,7 @@ final class Deliveries: Sendable {
       try Data("2".utf8).write(to: file)
       await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("2") }
       #expect(deliveries.count == 1)
-      _ = watch
+      withExtendedLifetime(watch) {}
     }
   }
 }
@@ -68,7 +68,7 @@ extension DeliveryTests {
       let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
       try FileManager.default.removeItem(at: file)
       await expectEventually(timeout: .seconds(30)) { deliveries.last == .missing }
-      _ = watch
+      withExtendedLifetime(watch) {}
     }
   }
 
@@ -83,7 +83,7 @@ extension DeliveryTests {
       try Data("1".utf8).write(to: file)
       await expectEventually(timeout: .seconds(30)) { live.lastIs("1") }
       #expect(cancelled.count == 0)
-      _ = control
+      withExtendedLifetime(control) {}
     }
   }
 
@@ -102,7 +102,7 @@ extension DeliveryTests {
       await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("2") }
       try Data("3".utf8).write(to: file)
       await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("3") }
-      _ = watch
+      withExtendedLifetime(watch) {}
     }
   }
 
@@ -115,7 +115,7 @@ extension DeliveryTests {
         at: root.appending(path: "later"), withIntermediateDirectories: true)
       try Data("1".utf8).write(to: file)
       await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("1") }
-      _ = watch
+      withExtendedLifetime(watch) {}
     }
   }
 
@@ -130,7 +130,7 @@ extension DeliveryTests {
       defer { FileWatcher.shared.setEventTap(nil) }
       try Data("1".utf8).write(to: file)
       await expectEventually(timeout: .seconds(30)) { tapped.count > 0 }
-      _ = watch
+      withExtendedLifetime(watch) {}
     }
   }
 
