@@ -179,7 +179,7 @@ import TetherTesting
       // Each was woken by its own edits only: a twice, b once.
       #expect(seenA.withLock { $0 } == 2)
       #expect(seenB.withLock { $0 } == 1)
-      _ = (subscriptionA, subscriptionB)
+      withExtendedLifetime((subscriptionA, subscriptionB)) {}
     }
   }
 

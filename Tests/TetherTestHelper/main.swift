@@ -110,7 +110,7 @@ enum Helper {
     try! writer.write(contentsOf: Data("after".utf8))
     try! writer.close()
     report(FileWatcher.shared.statistics, extra: recorder.waitAndCount())
-    _ = (watch, second)
+    withExtendedLifetime((watch, second)) {}
   }
 
   /// `rewatch-deleted-folder DIR`: the last watch of DIR/a is cancelled and the folder deleted
@@ -172,7 +172,7 @@ enum Helper {
         "missing": missing ? 1 : 0, "changed": changed ? 1 : 0, "back": back ? 1 : 0,
         "rebuildsAfterDrop": rebuildsAfterDrop,
       ])
-    _ = (watchA, watchB)
+    withExtendedLifetime((watchA, watchB)) {}
   }
 
   /// `move-folder-away DIR`: watches DIR/a/data.json and renames DIR/a to DIR/gone: the file is

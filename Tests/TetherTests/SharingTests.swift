@@ -69,7 +69,7 @@ import TetherTesting
       let expected = first.expectedDefault(1)
       #expect(a.value() == expected)
       #expect(b.value() == expected)
-      _ = (a.keep, b.keep)
+      withExtendedLifetime((a.keep, b.keep)) {}
     }
   }
 

@@ -56,7 +56,7 @@ extension DeliveryTests {
       try Data("external".utf8).write(to: file)
       await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("external") }
       #expect(deliveries.count == 1)
-      _ = markerWatch
+      withExtendedLifetime(markerWatch) {}
     }
   }
 
@@ -176,7 +176,7 @@ extension DeliveryTests {
       let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
       try Data("alive".utf8).write(to: file)
       await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("alive") }
-      _ = (anchor, watch)
+      withExtendedLifetime((anchor, watch)) {}
     }
   }
 }
@@ -204,7 +204,7 @@ extension DeliveryTests {
         deliveries.record($0)
       }
       await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("2") }
-      _ = (watch, neighbourWatch)
+      withExtendedLifetime((watch, neighbourWatch)) {}
     }
   }
 
@@ -226,7 +226,7 @@ extension DeliveryTests {
       try Data("3".utf8).write(to: file)
       await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("3") }
       #expect(deliveries.count == 1)
-      _ = (watch, neighbourWatch)
+      withExtendedLifetime((watch, neighbourWatch)) {}
     }
   }
 }
