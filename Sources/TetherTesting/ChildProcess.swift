@@ -41,22 +41,34 @@ public func runChild(
   process.standardOutput = output
   process.standardError = errors
   try process.run()
+  // Both pipes at once, before waiting: a child that fills one while the other is read to its
+  // end would never exit.
+  async let out = onThreadOfItsOwn { output.fileHandleForReading.readDataToEndOfFile() }
+  async let err = onThreadOfItsOwn { errors.fileHandleForReading.readDataToEndOfFile() }
+  let status = await waitForExit(process, timeout: timeout)
+  let (outData, errData) = await (out, err)
+  return ChildResult(
+    status: status, output: String(decoding: outData, as: UTF8.self),
+    errors: String(decoding: errData, as: UTF8.self))
+}
+
+/// Waits for a running `process` to end and returns its status, killing it (SIGKILL) if it has
+/// not ended after `timeout`.
+///
+/// ```swift
+/// try process.run()
+/// #expect(await waitForExit(process, timeout: .seconds(30)) == 0)
+/// ```
+public func waitForExit(_ process: Process, timeout: Duration) async -> Int32 {
   let watchdog = Task {
     try await Task.sleep(for: timeout)
     // SIGKILL: a child spawned from one of dispatch's threads inherits its signal mask, in
     // which SIGTERM (what `terminate()` sends) is blocked.
     kill(process.processIdentifier, SIGKILL)
   }
-  // Both pipes at once, before waiting: a child that fills one while the other is read to its
-  // end would never exit.
-  async let out = onThreadOfItsOwn { output.fileHandleForReading.readDataToEndOfFile() }
-  async let err = onThreadOfItsOwn { errors.fileHandleForReading.readDataToEndOfFile() }
-  let (outData, errData) = await (out, err)
   await onThreadOfItsOwn { process.waitUntilExit() }
   watchdog.cancel()
-  return ChildResult(
-    status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-    errors: String(decoding: errData, as: UTF8.self))
+  return process.terminationStatus
 }
 
 /// Runs `work`, which blocks, on a thread of its own rather than one of the few of Swift's

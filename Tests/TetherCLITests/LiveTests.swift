@@ -39,18 +39,12 @@ final class RunningTether: Sendable {
 
   func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
 
-  /// Waits for the process to end, killing it (SIGKILL: SIGTERM is blocked in children spawned
-  /// from dispatch's threads) if it has not after `timeout`.
+  /// Waits for the process to end, killing it if it has not after `timeout`.
   func finish(timeout: Duration = .seconds(60)) async -> Int32 {
-    let watchdog = Task { [process] in
-      try await Task.sleep(for: timeout)
-      kill(process.processIdentifier, SIGKILL)
-    }
-    await Task.detached { [process] in process.waitUntilExit() }.value
-    watchdog.cancel()
+    let status = await waitForExit(process, timeout: timeout)
     output.fileHandleForReading.readabilityHandler = nil
     errors.fileHandleForReading.readabilityHandler = nil
-    return process.terminationStatus
+    return status
   }
 }
 
