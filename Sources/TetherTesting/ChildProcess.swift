@@ -60,14 +60,26 @@ public func runChild(
 /// #expect(await waitForExit(process, timeout: .seconds(30)) == 0)
 /// ```
 public func waitForExit(_ process: Process, timeout: Duration) async -> Int32 {
-  let watchdog = Task {
-    try await Task.sleep(for: timeout)
-    // SIGKILL: a child spawned from one of dispatch's threads inherits its signal mask, in
-    // which SIGTERM (what `terminate()` sends) is blocked.
-    kill(process.processIdentifier, SIGKILL)
+  // Polled: `waitUntilExit()` spins on a thread without run-loop sources, which on two cores
+  // slowed the very children being waited for.
+  let deadline = ContinuousClock.now + timeout
+  var killed = false
+  while process.isRunning {
+    if !killed && ContinuousClock.now >= deadline {
+      // SIGKILL: a child spawned from one of dispatch's threads inherits its signal mask, in
+      // which SIGTERM (what `terminate()` sends) is blocked.
+      kill(process.processIdentifier, SIGKILL)
+      killed = true
+    }
+    do {
+      try await Task.sleep(for: .milliseconds(10))
+    } catch {
+      // Cancelled: the child must not outlive the wait.
+      kill(process.processIdentifier, SIGKILL)
+      killed = true
+      await Task.yield()
+    }
   }
-  await onThreadOfItsOwn { process.waitUntilExit() }
-  watchdog.cancel()
   return process.terminationStatus
 }
 
