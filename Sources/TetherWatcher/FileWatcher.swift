@@ -58,6 +58,11 @@ package final class FileWatcher: Sendable {
     var eventTap: (@Sendable (String) -> Void)?
     /// Events the watcher thread has taken up, counted before it looks for their file.
     var handledEvents: UInt64 = 0
+    /// Directories added since the thread last made its watches match: adding is most of what
+    /// it is asked, and looking at these alone keeps a start with a folder per key linear.
+    var addedDirectories: Set<String> = []
+    /// Set when a directory went away: which watches then stand needs every directory.
+    var fullSyncNeeded = false
   }
 
   let state = Mutex(State())
@@ -134,6 +139,7 @@ package final class FileWatcher: Sendable {
         state.requested += 1
         generation = state.requested
         state.directories[directory] = Directory(files: [path], requestedAt: generation)
+        state.addedDirectories.insert(directory)
       }
       // The directory's watch has stood since before the baseline was read, and the thread
       // has taken up no event since: any later change is an event it will find this file for.
@@ -218,6 +224,7 @@ package final class FileWatcher: Sendable {
       state.directories[entry.directory]?.files.remove(path)
       guard state.directories[entry.directory]?.files.isEmpty == true else { return false }
       state.directories[entry.directory] = nil
+      state.fullSyncNeeded = true
       state.requested += 1
       return true
     }

@@ -13,6 +13,9 @@ package struct WatcherStatistics: Sendable {
   package var overflows = 0
   /// Times the library was re-initialised after a watch was dropped.
   package var rebuilds = 0
+  /// Directories the watcher thread has looked at to make its watches match them, summed over
+  /// every time it did: it grows with the directories added, not with their square.
+  package var examinedDirectories = 0
   /// The library's inotify descriptor, once found.
   package var descriptor: Int32?
 }

@@ -79,7 +79,7 @@ final class WatcherThread {
 
   /// Handles one event; `false` when the thread must stop (polling took over).
   private func handle(_ event: Inotify.Event) -> Bool {
-    if event.wd == controlWatch { return sync() }
+    if event.wd == controlWatch { return sync(full: false) }
     // Counted before the event's file is looked for: a file registered meanwhile sees the count
     // move, and checks itself (see `FileWatcher.mark`).
     watcher.state.withLock { $0.handledEvents += 1 }
@@ -96,38 +96,55 @@ final class WatcherThread {
       return drop(event.wd, of: path)
     }
     let file = path == "/" ? "/" + event.name : path + "/" + event.name
-    let (isWatched, tap, awaited) = watcher.state.withLock { state in
+    let (isWatched, tap, awaited) = watcher.state.withLock {
+      state -> (Bool, (@Sendable (String) -> Void)?, [String]) in
       let isWatched = state.files[file] != nil
       if isWatched, let writing = event.writerStillOpen {
         state.files[file]?.beingWritten = writing
       }
+      // Only a folder's event can make a waited-for folder appear: the scan is not per event.
+      guard event.has(IN_ISDIR) else { return (isWatched, state.eventTap, []) }
+      let prefix = file + "/"
       return (
         isWatched, state.eventTap,
-        state.directories.keys.contains { $0 == file || $0.hasPrefix(file + "/") }
+        state.directories.keys.filter {
+          ($0 == file || $0.hasPrefix(prefix)) && !state.addedDirectories.contains($0)
+        }
       )
     }
     if isWatched {
       tap?(file)
       watcher.settler.dirty(file)
     }
-    // A directory that watched files wait for appeared (or moved) under a watched ancestor.
-    if awaited && event.has(IN_ISDIR) { return sync() }
+    // A directory that watched files wait for (through a watched ancestor) appeared or moved
+    // here. One with a watch of its own is served already, and one not yet looked at will be
+    // by its wake-up: a folder made for a new key does not make every directory looked at.
+    if awaited.contains(where: { watches[$0] == nil }) { return sync() }
     return true
   }
 
   /// Makes the inotify watches match the directories of the watched files; `false` when polling
   /// had to take over.
-  private func sync() -> Bool {
-    let (wanted, generation) = watcher.state.withLock { state in
-      (
-        Set(
-          state.directories.keys.filter { directory in
-            state.directories[directory]?.files.contains {
-              state.statistics.polledPaths[$0] == nil
-            }
-              ?? false
-          }), state.requested
-      )
+  ///
+  /// A wake-up (`full == false`) looks only at the directories added since the last sync, unless
+  /// one went away: adding cannot make a watch unwanted, and every directory watched or waited
+  /// for before is served as it was. Events that move folders (a drop, an awaited folder
+  /// appearing) and rebuilds look at them all.
+  private func sync(full: Bool = true) -> Bool {
+    let (wanted, generation, onlyAdded) = watcher.state.withLock {
+      state -> (Set<String>, UInt64, Bool) in
+      let onlyAdded = !full && !state.fullSyncNeeded
+      let candidates = onlyAdded ? Array(state.addedDirectories) : Array(state.directories.keys)
+      state.addedDirectories = []
+      state.fullSyncNeeded = false
+      state.statistics.examinedDirectories += candidates.count
+      let wanted = candidates.filter { directory in
+        state.directories[directory]?.files.contains {
+          state.statistics.polledPaths[$0] == nil
+        }
+          ?? false
+      }
+      return (Set(wanted), state.requested, onlyAdded)
     }
     var targets: [String: Set<String>] = [:]
     for directory in wanted {
@@ -137,7 +154,7 @@ final class WatcherThread {
       let target = watches[directory] != nil ? directory : Self.nearestExisting(directory)
       targets[target, default: []].insert(directory)
     }
-    let unwanted = watches.filter { targets[$0.key] == nil }
+    let unwanted = onlyAdded ? [:] : watches.filter { targets[$0.key] == nil }
     if !unwanted.isEmpty {
       let live = Inotify.liveWatches(descriptor: descriptor)
       for (path, wd) in unwanted { forget(wd, of: path, live: live) }

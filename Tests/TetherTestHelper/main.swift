@@ -36,10 +36,16 @@ enum Helper {
     }
   }
 
-  /// `count-watches DIR FOLDERS FILES`: watches FILES files spread over FOLDERS folders.
+  /// `count-watches DIR FOLDERS FILES [watched-root]`: watches FILES files spread over FOLDERS
+  /// folders of DIR; with `watched-root`, a file in DIR first, so each folder is made where the
+  /// watcher sees it appear.
   static func countWatches(_ arguments: [String]) {
     let (root, folders, files) = (arguments[0], Int(arguments[1])!, Int(arguments[2])!)
     var watches: [FileWatch] = []
+    if arguments.dropFirst(3).first == "watched-root" {
+      make(root)
+      watches.append(FileWatcher.shared.watch("\(root)/root.json") { _ in })
+    }
     for index in 0..<files {
       let folder = "\(root)/folder\(index % folders)"
       make(folder)
@@ -371,6 +377,7 @@ enum Helper {
     object["watchedFiles"] = statistics.watchedFiles
     object["polled"] = statistics.polledPaths.count
     object["overflows"] = statistics.overflows
+    object["examinedDirectories"] = statistics.examinedDirectories
     object["fallback"] = statistics.fallback.map { "\($0)" } ?? ""
     object["pollReasons"] = Set(statistics.polledPaths.values.map { "\($0)" }).sorted()
     if let fd = statistics.descriptor,

@@ -15,6 +15,32 @@ import TetherTesting
     }
   }
 
+  /// Each new folder's watch is added by looking at that folder alone: looking at every folder
+  /// for each new one made a start with a key per folder quadratic (4,000 folders took 8.7 s).
+  @Test func aFolderPerFileIsWatchedLookingAtEachFolderOnce() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["count-watches", root.path, "1000", "1000"])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["inotifyWatches"] as? Int == 1001)
+      // 1,000 when each is looked at once (500,500 when every folder is, each time).
+      let examined = try #require(result.report["examinedDirectories"] as? Int)
+      #expect(examined >= 1000 && examined <= 1010)
+    }
+  }
+
+  /// A folder made for a new key in a watched folder is looked at by the key's own request, not
+  /// by its creation's event as well (which looked at every folder, each time).
+  @Test func foldersMadeInAWatchedFolderAreEachLookedAtOnce() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(
+        helperPath, ["count-watches", root.path, "500", "500", "watched-root"])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["inotifyWatches"] as? Int == 502)
+      let examined = try #require(result.report["examinedDirectories"] as? Int)
+      #expect(examined >= 501 && examined <= 510)
+    }
+  }
+
   /// `readdir`'s last record can end right before unmapped memory (a shared `/tmp` with
   /// thousands of entries made this crash one run in two): a listing reads only the record.
   @Test func aDirectoryRecordEndingAtAnUnmappedPageIsReadInPlace() async throws {
