@@ -65,18 +65,17 @@ public func waitForExit(_ process: Process, timeout: Duration) async -> Int32 {
   let deadline = ContinuousClock.now + timeout
   var killed = false
   while process.isRunning {
-    if !killed && ContinuousClock.now >= deadline {
-      // SIGKILL: a child spawned from one of dispatch's threads inherits its signal mask, in
-      // which SIGTERM (what `terminate()` sends) is blocked.
+    // Cancelled, the child must not outlive the wait either. SIGKILL: a child spawned from one
+    // of dispatch's threads inherits its signal mask, in which SIGTERM (what `terminate()`
+    // sends) is blocked.
+    if !killed && (Task.isCancelled || ContinuousClock.now >= deadline) {
       kill(process.processIdentifier, SIGKILL)
       killed = true
     }
     do {
       try await Task.sleep(for: .milliseconds(10))
     } catch {
-      // Cancelled: the child must not outlive the wait.
-      kill(process.processIdentifier, SIGKILL)
-      killed = true
+      // Cancelled: the sleep ends at once, so the killed child is waited for by yielding.
       await Task.yield()
     }
   }

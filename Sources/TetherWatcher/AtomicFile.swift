@@ -77,8 +77,9 @@ package enum AtomicFile {
   }
 
   /// Renames `temporary` (holding `data`) over `path` if `path` still holds `expected` (or
-  /// whatever it holds, without one), else throws ``Conflict`` and leaves `path` as it is. Returns whether `temporary` is gone; when it
-  /// is not, it holds the file that was replaced, for the caller's clean-up to remove.
+  /// whatever it holds, without one), else throws ``Conflict`` and leaves `path` as it is.
+  /// Returns whether `temporary` is gone; when it is not, it holds the file that was replaced,
+  /// for the caller's clean-up to remove.
   ///
   /// A check and then a rename would leave a window in which an editor's own rename could land
   /// and be overwritten unseen (measured: one test's edit in seven, racing a write started at the

@@ -365,10 +365,15 @@ enum Helper {
 
   /// The watches the kernel holds for the watcher's inotify descriptor (its `/proc` entry).
   static func kernelWatches() -> Int {
-    guard let fd = FileWatcher.shared.statistics.descriptor,
+    inotifyInfo(FileWatcher.shared.statistics)?.count { $0.hasPrefix("inotify wd:") } ?? -1
+  }
+
+  /// The lines of the `/proc` entry of the watcher's inotify descriptor, once it has one.
+  static func inotifyInfo(_ statistics: WatcherStatistics) -> [Substring]? {
+    guard let fd = statistics.descriptor,
       let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8)
-    else { return -1 }
-    return info.split(separator: "\n").count { $0.hasPrefix("inotify wd:") }
+    else { return nil }
+    return info.split(separator: "\n")
   }
 
   static func report(_ statistics: WatcherStatistics, extra: [String: Int]) {
@@ -380,9 +385,7 @@ enum Helper {
     object["examinedDirectories"] = statistics.examinedDirectories
     object["fallback"] = statistics.fallback.map { "\($0)" } ?? ""
     object["pollReasons"] = Set(statistics.polledPaths.values.map { "\($0)" }).sorted()
-    if let fd = statistics.descriptor,
-      let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8),
-      let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags:") }),
+    if let flags = inotifyInfo(statistics)?.first(where: { $0.hasPrefix("flags:") }),
       let octal = Int(flags.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8)
     {
       object["closeOnExec"] = octal & Int(O_CLOEXEC) != 0 ? 1 : 0
