@@ -23,6 +23,10 @@ package final class FileWatcher: Sendable {
   package let settleDelay: Duration = .milliseconds(50)
   /// The longest a busy file waits before it is checked anyway.
   package let maxWait: Duration = .milliseconds(500)
+  /// The longest a file its writer has emptied and still holds open waits for the writer's
+  /// bytes: such a writer is between truncating and writing (a `cp`, a shell's `>`), and a
+  /// loaded machine can deschedule it for longer than the maximum wait.
+  package let emptiedWait: Duration = .seconds(5)
 
   struct Entry {
     let directory: String
@@ -270,7 +274,10 @@ package final class FileWatcher: Sendable {
     let content = FileContent.read(path)
     var outcome = take(content, of: path, confirmed: firstEvent == nil)
     if case .unconfirmed(let beingWritten) = outcome, let firstEvent {
-      if postpone(path, beingWritten: beingWritten, firstEvent: firstEvent) { return }
+      let emptied = beingWritten && content == .data(Data())
+      if postpone(path, beingWritten: beingWritten, emptied: emptied, firstEvent: firstEvent) {
+        return
+      }
       // The thread may not have read every event the kernel queued before this read (it lags
       // under load), such as the truncation of a writer that has yet to write: once it has,
       // the file is checked once more.
@@ -285,10 +292,13 @@ package final class FileWatcher: Sendable {
   }
 
   /// Whether new bytes in `path` are to be read again later (within the maximum wait since
-  /// `firstEvent`): while a writer has the file open, or the file changed less than the settle
-  /// delay ago (a process descheduled between truncating and writing leaves the change time as
-  /// old as the truncation, so the open writer counts first).
-  private func postpone(_ path: String, beingWritten: Bool, firstEvent: UInt64) -> Bool {
+  /// `firstEvent`, or `emptiedWait` for a file its open writer has `emptied`): while a writer
+  /// has the file open, or the file changed less than the settle delay ago (a process
+  /// descheduled between truncating and writing leaves the change time as old as the
+  /// truncation, so the open writer counts first).
+  private func postpone(
+    _ path: String, beingWritten: Bool, emptied: Bool, firstEvent: UInt64
+  ) -> Bool {
     let changedAgo =
       beingWritten
       ? 0
@@ -296,7 +306,9 @@ package final class FileWatcher: Sendable {
         $0.nanosecondsSinceChange(now: UInt64(Date().timeIntervalSince1970 * 1e9))
       }
     return changedAgo.map({ $0 < settleDelay.nanoseconds }) ?? true
-      && settler.postpone(path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0)
+      && settler.postpone(
+        path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0,
+        limit: emptied ? emptiedWait : nil)
   }
 
   /// Returns once the watcher thread has handled every event the kernel queued before the call:

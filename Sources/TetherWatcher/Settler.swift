@@ -14,6 +14,8 @@ final class Settler: Sendable {
   private struct Burst {
     var first: UInt64
     var last: UInt64
+    /// How long after `first` the burst is checked at the latest.
+    var limit: UInt64
   }
 
   private struct State {
@@ -57,7 +59,7 @@ final class Settler: Sendable {
         state.bursts[path]?.last = now
         return nil
       }
-      state.bursts[path] = Burst(first: now, last: now)
+      state.bursts[path] = Burst(first: now, last: now, limit: maxWait)
       state.queue.push(path, due: now + settle)
       return state.setTimer(due: Self.coalesced(now + settle))
     }
@@ -65,19 +67,23 @@ final class Settler: Sendable {
   }
 
   /// Checks `path` again once it has been quiet for the settle delay since its last change,
-  /// `changedAgo` nanoseconds ago, unless the maximum wait since `firstEvent` has passed;
-  /// returns `false` then, and the caller goes on with what it read.
+  /// `changedAgo` nanoseconds ago, unless `limit` (the maximum wait when `nil`) has passed since
+  /// `firstEvent`; returns `false` then, and the caller goes on with what it read.
   ///
   /// For a check that found the file changed later than its last event said: the events of
   /// that change had not reached the settler yet.
-  func postpone(_ path: String, firstEvent: UInt64, changedAgo: UInt64) -> Bool {
+  func postpone(
+    _ path: String, firstEvent: UInt64, changedAgo: UInt64, limit: Duration? = nil
+  ) -> Bool {
     let now = DispatchTime.now().uptimeNanoseconds
-    guard firstEvent + maxWait > now else { return false }
+    let limit = limit?.nanoseconds ?? maxWait
+    guard firstEvent + limit > now else { return false }
     let changed = now - min(changedAgo, now)
     let timer = state.withLock { state -> UInt64? in
-      var burst = state.bursts[path] ?? Burst(first: firstEvent, last: changed)
+      var burst = state.bursts[path] ?? Burst(first: firstEvent, last: changed, limit: limit)
       burst.first = min(burst.first, firstEvent)
       burst.last = max(burst.last, changed)
+      burst.limit = max(burst.limit, limit)
       state.bursts[path] = burst
       let due = due(of: burst)
       state.queue.push(path, due: due)
@@ -87,9 +93,9 @@ final class Settler: Sendable {
     return true
   }
 
-  /// When `burst` is checked: once quiet for the settle delay, or at the maximum wait.
+  /// When `burst` is checked: once quiet for the settle delay, or at its limit.
   private func due(of burst: Burst) -> UInt64 {
-    min(burst.last + settle, burst.first + maxWait)
+    min(burst.last + settle, burst.first + burst.limit)
   }
 
   /// Timers are set on a 0.5 ms grid, so files dirtied together share one wake-up.

@@ -65,8 +65,13 @@ import TetherTesting
       killed.arguments = ["save-loop", root.appending(path: "loop.json").path]
       killed.environment = ["XDG_RUNTIME_DIR": runtime.path]
       try killed.run()
+      // Its folder is whole once `wake` is in it: killed before, it would be a half-made one,
+      // which is kept until old (the next test's case).
       await expectEventually(timeout: .seconds(30)) {
-        (try? FileManager.default.contentsOfDirectory(atPath: runtime.path).count) == 1
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: runtime.path)) ?? []
+        return folders.count == 1
+          && FileManager.default.fileExists(
+            atPath: runtime.appending(path: folders[0]).path + "/wake")
       }
       kill(killed.processIdentifier, SIGKILL)
       await Task.detached { killed.waitUntilExit() }.value

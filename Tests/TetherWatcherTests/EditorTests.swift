@@ -48,6 +48,8 @@ import TetherWatcher
     ),
     // Longer than the settle delay with the file truncated: a writer descheduled under load.
     ("a pause between truncating and writing", "{ sleep 0.3; printf 2; } > data.json"),
+    // Longer than the maximum wait: an emptied file its writer holds open is waited for longer.
+    ("a pause past the maximum wait", "{ sleep 0.8; printf 2; } > data.json"),
   ])
   func aToolsSaveIsDeliveredOnce(_ name: String, _ script: String) async throws {
     try await withTemporaryDirectory { folder in
