@@ -138,28 +138,87 @@ extension Date: DefaultsScalar {
   }
 
   static func value(of literal: String) throws(InvalidLiteral) -> Date {
-    let pattern =
-      /(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|([+-])(\d{2}):(\d{2}))/
-    guard let match = literal.wholeMatch(of: pattern) else {
-      throw InvalidLiteral(
-        message:
-          "expected an RFC 3339 date such as 2026-11-21T09:30:00.000000Z, found \"\(literal)\"")
+    let invalid = InvalidLiteral(
+      message:
+        "expected an RFC 3339 date such as 2026-11-21T09:30:00.000000Z, found \"\(literal)\"")
+    var reader = ASCIIReader(literal)
+    // ASCII digits only: `Int32("٢٠٢٦")` is nil, and `timegm` would take a month 13.
+    guard let year = reader.number(digits: 4), reader.take("-"),
+      let month = reader.number(digits: 2, in: 1...12), reader.take("-"),
+      let day = reader.number(digits: 2, in: 1...31), reader.take("T") || reader.take("t"),
+      let hour = reader.number(digits: 2, in: 0...23), reader.take(":"),
+      let minute = reader.number(digits: 2, in: 0...59), reader.take(":"),
+      let second = reader.number(digits: 2, in: 0...60)
+    else { throw invalid }
+    var fraction = 0.0
+    if reader.take(".") {
+      let digits = reader.digits()
+      guard (1...9).contains(digits.count), let value = Double("0." + digits) else { throw invalid }
+      fraction = value
     }
+    var offset = 0
+    if !(reader.take("Z") || reader.take("z")) {
+      let sign = reader.take("+") ? 1 : reader.take("-") ? -1 : 0
+      guard sign != 0, let hours = reader.number(digits: 2, in: 0...23), reader.take(":"),
+        let minutes = reader.number(digits: 2, in: 0...59)
+      else { throw invalid }
+      offset = sign * (hours * 3600 + minutes * 60)
+    }
+    guard reader.isAtEnd else { throw invalid }
     var parts = tm()
-    parts.tm_year = Int32(match.1)! - 1900
-    parts.tm_mon = Int32(match.2)! - 1
-    parts.tm_mday = Int32(match.3)!
-    parts.tm_hour = Int32(match.4)!
-    parts.tm_min = Int32(match.5)!
-    parts.tm_sec = Int32(match.6)!
-    var seconds = Double(timegm(&parts))
-    if let sign = match.9, let hours = Double(match.10 ?? ""), let minutes = Double(match.11 ?? "")
-    {
-      seconds -= (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
-    }
-    let fraction = match.7.flatMap { Double("0" + $0) } ?? 0
-    return Date(timeIntervalSince1970: seconds + fraction)
+    parts.tm_year = Int32(year - 1900)
+    parts.tm_mon = Int32(month - 1)
+    parts.tm_mday = Int32(day)
+    parts.tm_hour = Int32(hour)
+    parts.tm_min = Int32(minute)
+    // `timegm` rolls a day past the month's end into the next month: such a date is not one.
+    // The seconds are added after, so that a leap second (:60) does not count as one.
+    let start = timegm(&parts)
+    guard parts.tm_mday == Int32(day) else { throw invalid }
+    return Date(timeIntervalSince1970: Double(start + second - offset) + fraction)
   }
 
   static var isText: Bool { true }
+}
+
+/// Reads an ASCII literal field by field.
+private struct ASCIIReader {
+  private let bytes: [UInt8]
+  private var index = 0
+
+  init(_ text: String) { bytes = Array(text.utf8) }
+
+  var isAtEnd: Bool { index == bytes.count }
+
+  /// Takes `character` if it comes next.
+  mutating func take(_ character: Character) -> Bool {
+    guard index < bytes.count, let ascii = character.asciiValue, bytes[index] == ascii else {
+      return false
+    }
+    index += 1
+    return true
+  }
+
+  /// Takes the ASCII digits that come next.
+  mutating func digits() -> String {
+    let start = index
+    while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+      index += 1
+    }
+    return String(decoding: bytes[start..<index], as: UTF8.self)
+  }
+
+  /// Takes exactly `digits` ASCII digits as a number, if there are that many and it is in
+  /// `range`.
+  mutating func number(digits count: Int, in range: ClosedRange<Int> = 0...Int.max) -> Int? {
+    guard index + count <= bytes.count else { return nil }
+    var value = 0
+    for byte in bytes[index..<index + count] {
+      guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+      value = value * 10 + Int(byte - UInt8(ascii: "0"))
+    }
+    guard range.contains(value) else { return nil }
+    index += count
+    return value
+  }
 }

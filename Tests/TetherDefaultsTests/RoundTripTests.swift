@@ -82,6 +82,35 @@ enum Level: Int, Sendable {
     }
   }
 
+  /// Dates as people write them: offsets, lower case, no fraction, a leap second. What is not
+  /// a date (other digits than ASCII, a month 13, February 30) is the key's error, not a crash.
+  @Test func handWrittenDatesReadOrAreReportedOnTheirLine() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      let lines = [
+        "a = 2026-11-21T09:30:00+01:30", "b = 2026-11-21t08:00:00.5z",
+        "c = 2016-12-31T23:59:60Z", "d = ٢٠٢٦-11-21T09:30:00Z", "e = 2026-13-01T00:00:00Z",
+        "f = 2026-02-30T00:00:00Z", "g = 2026-11-21T09:30Z", "h = 2026-11-21T09:30:00.Z",
+      ]
+      try Data(lines.joined(separator: "\n").utf8).write(to: file)
+      try await defaultsBootstrap(folder) {
+        func read(_ name: String) -> (Double, String?) {
+          @Shared(.registered(name)) var date = Date.distantPast
+          return (date.timeIntervalSince1970, ($date.loadError as? TetherError)?.description)
+        }
+        #expect(read("a") == (1_795_248_000, nil))
+        #expect(read("b") == (1_795_248_000.5, nil))
+        #expect(read("c") == (1_483_228_800, nil))
+        for (line, name) in zip(4..., ["d", "e", "f", "g", "h"]) {
+          let (seconds, error) = read(name)
+          #expect(seconds == Date.distantPast.timeIntervalSince1970)
+          #expect(
+            error?.hasPrefix("\(file.path):\(line): key \"\(name)\": expected an RFC") == true)
+        }
+      }
+    }
+  }
+
   @Test func optionalsWriteNilByRemovingTheLine() async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "defaults.ini")
