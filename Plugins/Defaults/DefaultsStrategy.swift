@@ -7,9 +7,12 @@ public import Tether
 /// count = defaults
 ///
 /// [strategy.defaults]
-/// file         = $XDG_CONFIG_HOME/facts/defaults.ini  # default: DefaultsStore.standard
-/// registration = defaults.ini                         # read-only values shipped with the app
-/// throttle     = 1s                                   # default 1s, as for files
+/// # default: DefaultsStore.standard
+/// file         = $XDG_CONFIG_HOME/facts/defaults.ini
+/// # read-only values shipped with the app
+/// registration = defaults.ini
+/// # default: 1s, as for files
+/// throttle     = 1s
 /// ```
 ///
 /// `.registered("count")` mapped here and `.defaults("count", store:)` on the same file are one

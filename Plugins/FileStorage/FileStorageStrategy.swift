@@ -8,12 +8,16 @@ public import Tether
 /// favoriteFacts = file
 ///
 /// [strategy.file]
-/// directory  = $XDG_DATA_HOME/facts   # default: $XDG_DATA_HOME/<executable name>
-/// throttle   = 1s                     # default 1s
-/// durability = atomic                 # or durable: also fsync the folder
+/// # default: $XDG_DATA_HOME/<executable name>
+/// directory  = $XDG_DATA_HOME/facts
+/// # default: 1s
+/// throttle   = 1s
+/// # or durable: also fsync the folder
+/// durability = atomic
 ///
 /// [key.favoriteFacts]
-/// path = favorite-facts.json          # default: NAME.json, inside the directory
+/// # default: NAME.json, inside the directory
+/// path = favorite-facts.json
 /// ```
 ///
 /// Values must be `Codable`; others fail with `TetherError.unsupportedType` when first used.

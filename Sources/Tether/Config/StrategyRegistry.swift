@@ -42,6 +42,7 @@ package final class StrategyRegistry: Sendable {
       "\(origin):\(sectionLines[section] ?? 1)"
     }
 
+    Self.warnAboutTrailingComments(document.entries, origin: origin)
     var mapping = KeyMapping()
     var strategySections: [String] = []
     var keySections: [String] = []
@@ -313,5 +314,25 @@ extension Result {
 extension String {
   fileprivate func dropping(prefix: String) -> String? {
     hasPrefix(prefix) ? String(dropFirst(prefix.count)) : nil
+  }
+}
+
+extension StrategyRegistry {
+  /// Logs values that look as if they end in a comment: the grammar has whole-line comments
+  /// only, so `directory = ~/facts  # mine` names a folder `facts  # mine`, which nothing else
+  /// would point out.
+  static func warnAboutTrailingComments(_ entries: [INIDocument.Entry], origin: String) {
+    for entry in entries where !entry.isQuoted {
+      let scalars = Array(entry.value.unicodeScalars)
+      let commented = zip(scalars, scalars.dropFirst()).contains { space, mark in
+        (space == " " || space == "\t") && (mark == "#" || mark == ";")
+      }
+      guard commented else { continue }
+      let value = String(reflecting: entry.value)
+      let message =
+        "\(origin):\(entry.line): the value of \"\(entry.name)\" is \(value), comment included: "
+        + "comments take whole lines (quote the value to keep the text)"
+      Logger.tether.warning("\(message)")
+    }
   }
 }

@@ -247,4 +247,25 @@ extension ConfigErrorTests {
         #"t.conf:12: [key.z] matches no entry in [keys]; map "z" to a strategy there"#,
       ])
   }
+
+  /// The grammar has whole-line comments only: a value that looks as if it ends in one is
+  /// taken whole, and a warning names its line, unless the value is quoted.
+  @Test func aValueThatLooksAsIfItEndsInACommentIsWarnedAbout() {
+    LogCapture.install()
+    _ = StrategyRegistry.diagnose(
+      configuration: .string(
+        """
+        [keys]
+        a = memory
+        b = memory  # the rest
+        c = "memory # quoted"
+        d = memory	; the rest
+        """, origin: "trailing-comment.conf"), strategies: testStrategies)
+    let warnings = LogCapture.messages(at: .warning, containing: "trailing-comment.conf:")
+    #expect(
+      warnings.map { $0.prefix(while: { $0 != " " }) } == [
+        "trailing-comment.conf:3:", "trailing-comment.conf:5:",
+      ])
+    #expect(warnings.first?.contains(#"the value of "b" is "memory  # the rest""#) == true)
+  }
 }
