@@ -123,6 +123,14 @@ package final class StrategyRegistry: Sendable {
     var keyOptions: [String: StrategyOptions] = [:]
     for name in keySections {
       let section = "key.\(name)"
+      // Options belong to one key: a pattern's section would be accepted and never applied.
+      guard !name.contains("*") else {
+        try report.record(
+          .invalidConfiguration(
+            message: "[\(section)] names a pattern; a key section gives the options of one key",
+            location: sectionLocation(section)))
+        continue
+      }
       guard let rule = mapping.rule(for: name) else {
         try report.record(
           .invalidConfiguration(

@@ -15,6 +15,11 @@ import TetherTesting
 
   static let cases: [Case] = [
     Case(
+      name: "a key section naming a pattern",
+      text: "[keys]\nsession.* = probe\n\n[key.session.*]\npath = s.json\n",
+      expected:
+        "t.conf:4: [key.session.*] names a pattern; a key section gives the options of one key"),
+    Case(
       name: "unknown strategy lists the registered kinds",
       text: "[keys]\ncount = fiel\n",
       expected: #"t.conf:2: unknown strategy "fiel"; registered: loose, memory, probe"#),
