@@ -214,7 +214,9 @@ package final class StrategyRegistry: Sendable {
       return result
     }
     if case .failure(let error) = result, published.isFailure {
-      Logger.tether.error("cannot resolve key \"\(name)\": \(error)")
+      // `unsupportedType` has no location of its own: the log names the mapping's line.
+      let mapped = mapping.rule(for: name).map { " (mapped at \(origin):\($0.line))" } ?? ""
+      Logger.tether.error("cannot resolve key \"\(name)\"\(mapped): \(error)")
     }
     return published
   }

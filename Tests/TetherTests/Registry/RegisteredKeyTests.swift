@@ -44,9 +44,16 @@ extension SharedKey where Self == RegisteredKey<[Fact]>.Default {
 
   @Test func aTypeTheStrategyCannotStoreFailsAtFirstResolution() async throws {
     try await TetherSystem.withBootstrap(
-      configuration: .string("[keys]\n* = probe\n"), strategies: testStrategies
+      configuration: .string("[keys]\n* = probe\n", origin: "unsupported.conf"),
+      strategies: testStrategies
     ) {
       @Shared(.registered("flags")) var flags: [Bool] = [true]
+      // The error has no line of its own; the log names the mapping's.
+      #expect(
+        LogCapture.messages(at: .error, containing: "unsupported.conf")
+          == [
+            #"cannot resolve key "flags" (mapped at unsupported.conf:2): key "flags": strategy "probe" cannot store values of type Array<Bool>"#
+          ])
       #expect(flags == [true])
       let error = $flags.loadError as? TetherError
       #expect(error == .unsupportedType("Array<Bool>", key: "flags", kind: "probe"))
