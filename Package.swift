@@ -61,7 +61,9 @@ let package = Package(
     ),
     .target(
       name: "TetherTesting",
-      dependencies: ["Tether", "TetherInMemory"],
+      dependencies: [
+        "Tether", "TetherInMemory", .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(

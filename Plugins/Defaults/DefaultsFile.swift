@@ -41,6 +41,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   let path: String
   let registrationPath: String?
+  let throttle: Duration
   private let state: LockedState<State>
   private let writer: ThrottledWriter<Changes>
 
@@ -49,6 +50,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
   init(path: String, registration: String?, throttle: Duration, scope: TetherScope) {
     self.path = path
     self.registrationPath = registration
+    self.throttle = throttle
     // Identities first: a change in between makes the next load read again.
     let (userIdentity, registrationIdentity) = (
       FileIdentity.of(path), registration.flatMap(FileIdentity.of)

@@ -16,13 +16,21 @@ final class DefaultsFiles: Sendable {
   }
 
   func file(for store: DefaultsStore, throttle: Duration) -> DefaultsFile {
-    files.withLock { files in
-      if let live = files[store.path]?.file { return live }
+    let registration = store.registration.map(ResolvedPath.of)
+    let (file, isLive) = files.withLock { files -> (DefaultsFile, Bool) in
+      if let live = files[store.path]?.file { return (live, true) }
       let file = DefaultsFile(
-        path: store.path, registration: store.registration.map(ResolvedPath.of),
-        throttle: throttle, scope: scope)
+        path: store.path, registration: registration, throttle: throttle, scope: scope)
       files[store.path] = Entry(file: file)
-      return file
+      return (file, false)
     }
+    if isLive && (file.registrationPath != registration || file.throttle != throttle) {
+      let message =
+        "\(store.path): open with registration \(file.registrationPath ?? "none") and throttle "
+        + "\(file.throttle) (its first key's); a key asking for registration "
+        + "\(registration ?? "none") and throttle \(throttle) shares them"
+      DefaultsFile.logger.warning("\(message)")
+    }
+    return file
   }
 }

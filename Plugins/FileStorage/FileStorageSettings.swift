@@ -1,5 +1,5 @@
 /// How a file-backed key writes: its throttle window and how durable a write is.
-public struct FileStorageSettings: Sendable, Equatable {
+public struct FileStorageSettings: Sendable, Equatable, CustomStringConvertible {
   /// What a completed write survives.
   public enum Durability: String, Sendable {
     /// Temp file, fsync, rename: a crash leaves the old or the new content, never a mix.
@@ -15,6 +15,15 @@ public struct FileStorageSettings: Sendable, Equatable {
 
   /// The built-in defaults, used by direct `.fileStorage(url)` keys: `1s`, `atomic`.
   public static let `default` = FileStorageSettings(throttle: .seconds(1), durability: .atomic)
+
+  /// As the config writes them: `throttle 1s, durability atomic`.
+  public var description: String {
+    let milliseconds =
+      throttle.components.seconds * 1000
+      + throttle.components.attoseconds / 1_000_000_000_000_000
+    let window = milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
+    return "throttle \(window), durability \(durability.rawValue)"
+  }
 
   /// Settings with the given window and durability.
   public init(throttle: Duration, durability: Durability) {

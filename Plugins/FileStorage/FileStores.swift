@@ -22,15 +22,22 @@ final class FileStores: Sendable {
   func store<Value: Sendable>(
     path: String, of type: Value.Type, settings: FileStorageSettings
   ) -> FileStore<Value> {
-    let store = stores.withLock { stores -> AnyObject in
+    let (object, isLive) = stores.withLock { stores -> (AnyObject, Bool) in
       let slot = Slot(path: path, type: ObjectIdentifier(type))
-      if let live = stores[slot]?.store { return live }
+      if let live = stores[slot]?.store { return (live, true) }
       let store = FileStore<Value>(path: path, settings: settings, scope: scope)
       stores[slot] = Entry(store: store)
-      return store
+      return (store, false)
     }
     // A slot holds a store of its own value type: cast back unchecked (a dynamic cast looked up
     // the generic type's metadata a second time for every key).
-    return unsafeDowncast(store, to: FileStore<Value>.self)
+    let store = unsafeDowncast(object, to: FileStore<Value>.self)
+    if isLive && store.settings != settings {
+      let message =
+        "\(path): open with \(store.settings) (its first key's settings); "
+        + "a key asking for \(settings) shares them"
+      FileStore<Value>.logger.warning("\(message)")
+    }
+    return store
   }
 }

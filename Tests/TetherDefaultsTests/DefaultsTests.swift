@@ -214,6 +214,28 @@ import TetherTesting
     }
   }
 
+  /// One defaults file has one engine in a scope: the first key's registration file and
+  /// throttle hold for every key of it; a key that asks for others is told, in the log.
+  @Test func aKeyAskingForAnotherRegistrationOfAnOpenFileIsWarned() async throws {
+    LogCapture.install()
+    try await withTemporaryDirectory { folder in
+      try await defaultsBootstrap(folder) {
+        let file = folder.appending(path: "defaults.ini")
+        @Shared(.registered("a")) var registered = 1
+        @Shared(.defaults("a", store: DefaultsStore(file: file))) var same = 2
+        #expect(LogCapture.messages(at: .warning, containing: file.path).isEmpty)
+        let other = DefaultsStore(file: file, registration: folder.appending(path: "shipped.ini"))
+        @Shared(.defaults("a", store: other)) var direct = 3
+        #expect(same == 1 && direct == 1)
+        let warnings = LogCapture.messages(at: .warning, containing: file.path)
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("registration none and throttle 1.0 seconds") == true)
+        #expect(
+          warnings.first?.contains("/shipped.ini and throttle 1.0 seconds shares them") == true)
+      }
+    }
+  }
+
   /// A hand edit saved while this process writes the key it just changed: the edit is the later
   /// change, so it stays on disk and reaches the holder. Racing the write's start, it used to
   /// land between the write's check and its rename in about one round in seven, and be lost.

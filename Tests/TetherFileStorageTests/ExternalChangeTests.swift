@@ -73,6 +73,27 @@ import TetherTesting
     }
   }
 
+  /// One file has one writer in a scope, so the first key's settings hold for every key of
+  /// the file; a key that asks for others is told, in the log.
+  @Test func aKeyAskingForOtherSettingsOfAnOpenFileIsWarned() async throws {
+    LogCapture.install()
+    try await withTemporaryDirectory { folder in
+      try await fileBootstrap(folder, throttle: "250ms") {
+        let path = folder.appending(path: "shared.json")
+        @Shared(.registered("shared")) var registered = 1
+        @Shared(.fileStorage(path)) var direct = 2
+        @Shared(.registered("shared")) var again = 3
+        #expect(direct == 1 && again == 1)
+        #expect(
+          LogCapture.messages(at: .warning, containing: path.path)
+            == [
+              "\(path.path): open with throttle 250ms, durability atomic (its first key's "
+                + "settings); a key asking for throttle 1s, durability atomic shares them"
+            ])
+      }
+    }
+  }
+
   @Test func aTypeThatIsNotCodableFailsAtFirstUse() async throws {
     struct Opaque: Sendable {}
     try await withTemporaryDirectory { folder in

@@ -1,17 +1,17 @@
-import Logging
+package import Logging
 import Synchronization
 
 /// Records every log message of the test process, so tests can check what Tether reported.
-enum LogCapture {
+package enum LogCapture {
   private static let messages = Mutex<[(Logger.Level, String)]>([])
 
   private static let installed: Void = LoggingSystem.bootstrap { _ in Handler() }
 
   /// Installs the capturing handler (once per process).
-  static func install() { installed }
+  package static func install() { installed }
 
   /// Messages at `level` that contain `text`.
-  static func messages(at level: Logger.Level, containing text: String) -> [String] {
+  package static func messages(at level: Logger.Level, containing text: String) -> [String] {
     messages.withLock { $0.filter { $0.0 == level && $0.1.contains(text) }.map(\.1) }
   }
 
