@@ -106,7 +106,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
   /// Queues `literal` (or the removal of the line) for key `name`.
   func save(
     _ name: String, literal: String?, immediately: Bool, waiter: WriteWaiter,
-    onCaller: ((@escaping () -> Void) -> Bool)?
+    onCaller: ((@escaping @Sendable () -> Void) -> Bool)?
   ) {
     writer.submit([name: literal], immediately: immediately, waiter: waiter, onCaller: onCaller)
   }

@@ -93,7 +93,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   ///   once it has let go of its locks; `false` when it cannot (the write is queued instead).
   package func submit(
     _ change: consuming Change, immediately: Bool, waiter: consuming WriteWaiter,
-    onCaller: ((@escaping () -> Void) -> Bool)? = nil
+    onCaller: ((@escaping @Sendable () -> Void) -> Bool)? = nil
   ) {
     lock.lock()
     store(change, waiter: waiter)

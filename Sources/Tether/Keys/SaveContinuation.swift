@@ -57,7 +57,7 @@ public struct SaveContinuation: Sendable {
   /// Hands `work` back to the thread that called the key's `save`, to run right after that call
   /// returns and the shared value's lock is let go; `false` (the work is not taken) when the
   /// save has no such caller or this is not its thread.
-  package func runOnCaller(_ work: @escaping () -> Void) -> Bool {
+  package func runOnCaller(_ work: @escaping @Sendable () -> Void) -> Bool {
     box.caller?.take(work) ?? false
   }
 }
