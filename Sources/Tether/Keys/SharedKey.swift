@@ -13,7 +13,10 @@ public protocol SharedKey<Value>: SharedReaderKey {
   /// a continuation through ``save(_:context:continuation:)`` instead.
   ///
   /// An implementation detail of Tether's own keys: a continuation per change was a third of an
-  /// in-memory `withLock` (measured with callgrind). Keys that wrap another key forward it.
+  /// in-memory `withLock` (measured with callgrind). A key that wraps another may forward it only
+  /// when it hands the other key's `subscribe` its own subscriber unchanged: the outcome goes
+  /// there. A wrapper that makes a subscriber of its own keeps the default, or failed writes
+  /// would never reach `saveError`.
   func _saveInline(_ value: Value) -> Bool
 }
 
