@@ -227,6 +227,14 @@ package final class StrategyRegistry: Sendable {
     guard let rule = mapping.rule(for: name), let instance = instances[rule.strategy] else {
       throw .unmappedKey(name, origin: origin)
     }
+    // A name the config could not write (only a pattern maps it) is a mistake in code, and a
+    // strategy that makes a path of it (`NAME.json`) would be sent out of its directory by `/`.
+    guard INIDocument.isValidName(name), !name.contains("*") else {
+      throw .invalidConfiguration(
+        message: "key name \(String(reflecting: name)) is not one a config can write "
+          + "(letters, digits, \"_\", \"-\" and \".\" only)",
+        location: "\(origin):\(rule.line)")
+    }
     let options = keyOptions[name] ?? StrategyOptions(entries: [], origin: origin)
     let key: any SharedKey<Value>
     do {

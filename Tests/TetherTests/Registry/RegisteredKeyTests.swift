@@ -42,6 +42,25 @@ extension SharedKey where Self == RegisteredKey<[Fact]>.Default {
     }
   }
 
+  /// A name no config line could write, such as one with a `/` that a file strategy would
+  /// turn into a path out of its directory, fails at first use, naming the pattern's line.
+  @Test func aNameTheConfigCouldNotWriteFailsAtFirstResolution() async throws {
+    try await TetherSystem.withBootstrap(
+      configuration: .string("[keys]\na = memory\n* = probe\n", origin: "names.conf"),
+      strategies: testStrategies
+    ) {
+      for name in ["../x", "a/b", "", "x y", "x*"] {
+        @Shared(.registered(name)) var value = 1
+        #expect(
+          ($value.loadError as? TetherError)?.description
+            == "names.conf:3: key name \(String(reflecting: name)) is not one a config can write "
+            + #"(letters, digits, "_", "-" and "." only)"#)
+      }
+      @Shared(.registered("ui.theme-2_b")) var fine = 1
+      #expect($fine.loadError == nil)
+    }
+  }
+
   @Test func aTypeTheStrategyCannotStoreFailsAtFirstResolution() async throws {
     try await TetherSystem.withBootstrap(
       configuration: .string("[keys]\n* = probe\n", origin: "unsupported.conf"),
