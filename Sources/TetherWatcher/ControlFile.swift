@@ -48,8 +48,9 @@ final class ControlFile: Sendable {
     do {
       try systemCall("pwrite", path: path) { pwrite(opened, &byte, 1, 0) }
     } catch {
-      // The descriptor is ours and open; a failure here means the process is out of resources,
-      // and the next wake-up or watcher event will retry.
+      // The descriptor is ours and open: a failure means the process is out of resources. The
+      // request waits for the next wake-up or event; the log says why it waits.
+      FileWatcher.logger.error("cannot wake the watcher thread: \(error)")
     }
   }
 
