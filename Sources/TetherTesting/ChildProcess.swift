@@ -10,14 +10,21 @@ public struct ChildResult: Sendable {
   /// Standard error.
   public let errors: String
 
-  /// The last line of standard output parsed as a JSON object (empty when it is not one).
+  /// The last line of standard output parsed as a JSON object; empty, with an issue recorded,
+  /// when it is not one.
   public var report: [String: Any] {
-    guard let line = output.split(separator: "\n").last else { return [:] }
+    let line = output.split(separator: "\n").last ?? ""
+    let problem: String
     do {
-      return try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+      if let report = object as? [String: Any] { return report }
+      problem = "not an object"
     } catch {
-      return [:]
+      problem = "\(error)"
     }
+    Issue.record(
+      "the child's last line is not a JSON object (\(problem)): \(String(reflecting: line))")
+    return [:]
   }
 }
 
@@ -94,7 +101,8 @@ private func onThreadOfItsOwn<T: Sendable>(_ work: @escaping @Sendable () -> T) 
 public func shell(
   _ script: String, in folder: URL, sourceLocation: SourceLocation = #_sourceLocation
 ) async throws {
-  let result = try await runChild("/bin/sh", ["-c", "cd '\(folder.path)' && \(script)"])
+  let quoted = "'" + folder.path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+  let result = try await runChild("/bin/sh", ["-c", "cd \(quoted) && \(script)"])
   #expect(
     result.status == 0, "\(script) failed: \(result.errors)", sourceLocation: sourceLocation)
 }
