@@ -54,6 +54,15 @@ enum Helper {
     report(FileWatcher.shared.statistics, extra: ["files": watches.count])
   }
 
+  /// Files whose creation (a create and a close event each) overflows the kernel's inotify
+  /// queue: at least 20,000, more where the queue was made longer than the 16,384 default.
+  static var overflowingFileCount: Int {
+    let limit =
+      (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
+      .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16_384
+    return max(20_000, limit + 1_000)
+  }
+
   /// `overflow DIR`: pauses the watcher, creates 20,000 files beside the watched one and changes
   /// it, then resumes and waits for the change.
   static func overflow(_ arguments: [String]) {
@@ -65,7 +74,7 @@ enum Helper {
       if content == .data(Data("after".utf8)) { delivered.signal() }
     }
     FileWatcher.shared.pauseForTesting()
-    for index in 0..<20_000 { write("\(folder)/noise\(index)", "") }
+    for index in 0..<overflowingFileCount { write("\(folder)/noise\(index)", "") }
     write(file, "after")
     FileWatcher.shared.resumeForTesting()
     let result = delivered.wait(timeout: .now() + 20)
@@ -83,7 +92,7 @@ enum Helper {
     let recorder = TextRecorder(awaiting: "after")
     let watch = FileWatcher.shared.watch(file) { recorder.record($0) }
     FileWatcher.shared.pauseForTesting()
-    for index in 0..<20_000 { write("\(folder)/noise\(index)", "") }
+    for index in 0..<overflowingFileCount { write("\(folder)/noise\(index)", "") }
     let writer = FileHandle(forWritingAtPath: file)!
     try! writer.truncate(atOffset: 0)
     FileWatcher.shared.resumeForTesting()
@@ -213,8 +222,20 @@ enum Helper {
 
   /// `many-descriptors DIR`: opens 1,100 descriptors first, so the library's would be >= 1024.
   static func manyDescriptors(_ arguments: [String]) {
+    // A soft limit of 1,024 is common: raise it to the hard limit, and say so if that is short.
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     var descriptors: [Int32] = []
-    for _ in 0..<1100 { descriptors.append(open("/dev/null", O_RDONLY)) }
+    for _ in 0..<1100 {
+      let descriptor = open("/dev/null", O_RDONLY)
+      guard descriptor >= 0 else {
+        FileHandle.standardError.write(Data("cannot open 1,100 descriptors: errno \(errno)\n".utf8))
+        exit(2)
+      }
+      descriptors.append(descriptor)
+    }
     FileWatcher.shared.setPollInterval(.milliseconds(100))
     let (delivered, watches) = watchAndChange(folders: [arguments[0]])
     report(FileWatcher.shared.statistics, extra: ["delivered": delivered])
