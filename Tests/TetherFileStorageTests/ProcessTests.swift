@@ -16,18 +16,20 @@ import TetherTesting
         process.executableURL = URL(filePath: helperPath)
         process.arguments = ["save-loop", file.path]
         try process.run()
-        // A random moment: most kills land in the middle of some write.
-        try await Task.sleep(for: .milliseconds(Int.random(in: 5...40, using: &generator)))
+        // Killed while saving: once its first save is on disk, at a random moment after (a
+        // save takes about half a millisecond here, so most kills land in some write).
+        await expectEventually(timeout: .seconds(30), "round \(round): the child saves") {
+          (try? JSONDecoder().decode(Int.self, from: Data(contentsOf: file))) ?? 0 > last
+        }
+        try await Task.sleep(for: .microseconds(Int.random(in: 0...10_000, using: &generator)))
         kill(process.processIdentifier, SIGKILL)
         await Task.detached { process.waitUntilExit() }.value
-        guard FileManager.default.fileExists(atPath: file.path) else { continue }
         let data = try Data(contentsOf: file)
         let value = try? JSONDecoder().decode(Int.self, from: data)
         #expect(value != nil, "round \(round): \(String(decoding: data, as: UTF8.self))")
-        #expect((value ?? 0) >= last, "round \(round): went back from \(last)")
+        #expect((value ?? 0) > last, "round \(round): did not go on from \(last)")
         last = value ?? last
       }
-      #expect(last > 0, "the loop saved something")
       // Opening the file again removes the temp files the killed writers left.
       _ = Shared(wrappedValue: 0, .fileStorage(file))
       let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
