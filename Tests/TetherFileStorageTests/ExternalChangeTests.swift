@@ -12,15 +12,21 @@ import TetherTesting
         let key = try registeredFileKey("own")
         let external = Counter()
         let subscription = key.subscribe(context: .userInitiated, subscriber: external.subscriber())
-        for _ in 0..<10_000 { $value.withLock { $0 += 1 } }
-        await TetherSystem.flush()
-        #expect(key.writes > 1, "the saves reached the disk (\(key.writes) writes)")
+        // Each written on its own: the watcher sees 10,000 renames of our own bytes.
+        for _ in 0..<10_000 {
+          $value.withLock { $0 += 1 }
+          try await $value.save()
+        }
+        #expect(key.writes >= 10_000, "the saves reached the disk (\(key.writes) writes)")
         // A marker edited after the saves: once it arrives, their checks have all run.
         @Shared(.registered("marker")) var marker = 0
         try Data("1".utf8).write(to: folder.appending(path: "marker.json"))
         await expectEventually(timeout: .seconds(30)) { marker == 1 }
         #expect(external.all.isEmpty, "own saves came back as external: \(external.all.count)")
         #expect(value == 10_000)
+        // The subscriber does hear an edit that is not ours.
+        try Data("-1".utf8).write(to: folder.appending(path: "own.json"))
+        await expectEventually(timeout: .seconds(30)) { !external.all.isEmpty }
         subscription.cancel()
       }
     }
