@@ -15,6 +15,9 @@ import TetherTesting
         let process = Process()
         process.executableURL = URL(filePath: helperPath)
         process.arguments = ["save-loop", file.path]
+        // Killed, a child leaves its watcher's control folder: here, not in the shared /tmp.
+        process.environment = ProcessInfo.processInfo.environment.merging(
+          ["XDG_RUNTIME_DIR": folder.path]) { $1 }
         try process.run()
         // Killed while saving: once its first save is on disk, at a random moment after (a
         // save takes about half a millisecond here, so most kills land in some write).
