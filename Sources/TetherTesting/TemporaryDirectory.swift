@@ -20,8 +20,20 @@ public func withTemporaryDirectory<R>(
   sourceLocation: SourceLocation = #_sourceLocation,
   _ body: (URL) async throws -> R
 ) async throws -> R {
-  let folder = URL(filePath: NSTemporaryDirectory(), directoryHint: .isDirectory)
-    .appending(path: "tether-\(UUID().uuidString)", directoryHint: .isDirectory)
+  try await withTemporaryDirectory(
+    under: URL(filePath: NSTemporaryDirectory(), directoryHint: .isDirectory),
+    sourceLocation: sourceLocation, body)
+}
+
+/// ``withTemporaryDirectory(isolation:sourceLocation:_:)`` in `parent`: `/dev/shm` for a test
+/// whose thousands of writes are about their events, not the disk (each `fsync` is free there).
+package func withTemporaryDirectory<R>(
+  under parent: URL,
+  isolation: isolated (any Actor)? = #isolation,
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ body: (URL) async throws -> R
+) async throws -> R {
+  let folder = parent.appending(path: "tether-\(UUID().uuidString)", directoryHint: .isDirectory)
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
   let result: Result<R, any Error>
   do {
