@@ -16,7 +16,7 @@ final class DefaultsFiles: Sendable {
   }
 
   func file(for store: DefaultsStore, throttle: Duration) -> DefaultsFile {
-    let registration = store.registration.map(ResolvedPath.of)
+    let registration = store.registrationPath
     let (file, isLive) = files.withLock { files -> (DefaultsFile, Bool) in
       if let live = files[store.path]?.file { return (live, true) }
       let file = DefaultsFile(

@@ -25,12 +25,15 @@ public final class DefaultsStore: Sendable, Hashable {
   public let registration: URL?
   /// `file` resolved through symlinks.
   package let path: String
+  /// `registration` resolved through symlinks.
+  package let registrationPath: String?
 
   /// A store writing `file`, reading registered values from `registration`.
   public init(file: URL, registration: URL? = nil) {
     self.file = file
     self.registration = registration
     self.path = ResolvedPath.of(file)
+    self.registrationPath = registration.map(ResolvedPath.of)
   }
 
   /// Stores are equal when their files resolve to one path.

@@ -31,7 +31,8 @@ package final class StrategyRegistry: Sendable {
     let report = diagnostics
     let kinds = try Self.kinds(strategies)
     // Indexed once: asking the document per section walked every line for each of them.
-    let entries = Dictionary(grouping: document.entries, by: \.section)
+    let all = document.entries
+    let entries = Dictionary(grouping: all, by: \.section)
     let sectionLines = document.sectionLines
     func options(_ section: String) -> StrategyOptions {
       StrategyOptions(
@@ -42,7 +43,7 @@ package final class StrategyRegistry: Sendable {
       "\(origin):\(sectionLines[section] ?? 1)"
     }
 
-    Self.warnAboutTrailingComments(document.entries, origin: origin)
+    Self.warnAboutTrailingComments(all, in: document, origin: origin)
     var mapping = KeyMapping()
     var strategySections: [String] = []
     var keySections: [String] = []
@@ -339,13 +340,16 @@ extension StrategyRegistry {
   /// Logs values that look as if they end in a comment: the grammar has whole-line comments
   /// only, so `directory = ~/facts  # mine` names a folder `facts  # mine`, which nothing else
   /// would point out.
-  static func warnAboutTrailingComments(_ entries: [INIDocument.Entry], origin: String) {
-    for entry in entries where !entry.isQuoted {
-      let scalars = Array(entry.value.unicodeScalars)
-      let commented = zip(scalars, scalars.dropFirst()).contains { space, mark in
-        (space == " " || space == "\t") && (mark == "#" || mark == ";")
+  static func warnAboutTrailingComments(
+    _ entries: [INIDocument.Entry], in document: INIDocument, origin: String
+  ) {
+    for entry in entries {
+      let bytes = entry.value.utf8
+      let commented = zip(bytes, bytes.dropFirst()).contains { space, mark in
+        (space == UInt8(ascii: " ") || space == UInt8(ascii: "\t"))
+          && (mark == UInt8(ascii: "#") || mark == UInt8(ascii: ";"))
       }
-      guard commented else { continue }
+      guard commented, !document.isQuoted(entry) else { continue }
       let value = String(reflecting: entry.value)
       let message =
         "\(origin):\(entry.line): the value of \"\(entry.name)\" is \(value), comment included: "

@@ -22,8 +22,6 @@ package struct INIDocument: Sendable, Equatable {
     package let value: String
     /// The 1-based line number in the rendered document.
     package let line: Int
-    /// Whether the value was written in quotes.
-    package var isQuoted = false
 
     /// An entry as the parser would report it; lets callers build expected values.
     package init(section: String, name: String, value: String, line: Int) {
@@ -185,13 +183,20 @@ package struct INIDocument: Sendable, Equatable {
     var section = ""
     for (index, line) in lines.enumerated() {
       section = Self.section(after: line, section)
-      if case .entry(let name, let value, let prefix) = line.kind, section != Self.lostSection {
-        var entry = Entry(section: section, name: name, value: value, line: index + 1)
-        entry.isQuoted = line.text.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "\"")
-        result.append(entry)
+      if case .entry(let name, let value, _) = line.kind, section != Self.lostSection {
+        result.append(Entry(section: section, name: name, value: value, line: index + 1))
       }
     }
     return result
+  }
+
+  /// Whether `entry`'s value is written in quotes.
+  package func isQuoted(_ entry: Entry) -> Bool {
+    guard lines.indices.contains(entry.line - 1),
+      case .entry(_, _, let prefix) = lines[entry.line - 1].kind
+    else { return false }
+    return lines[entry.line - 1].text.utf8.dropFirst(prefix.utf8.count).first
+      == UInt8(ascii: "\"")
   }
 
   /// The entries of one section in file order; `""` is the root section.
