@@ -274,8 +274,10 @@ package final class FileWatcher: Sendable {
     let content = FileContent.read(path)
     var outcome = take(content, of: path, confirmed: firstEvent == nil)
     if case .unconfirmed(let beingWritten) = outcome, let firstEvent {
-      let emptied = beingWritten && content == .data(Data())
-      if postpone(path, beingWritten: beingWritten, emptied: emptied, firstEvent: firstEvent) {
+      // Emptied by a writer that still holds it open: the writer is between truncating and
+      // writing, and is waited for longer.
+      let limit = beingWritten && content == .data(Data()) ? emptiedWait : maxWait
+      if postpone(path, beingWritten: beingWritten, limit: limit, firstEvent: firstEvent) {
         return
       }
       // The thread may not have read every event the kernel queued before this read (it lags
@@ -291,13 +293,12 @@ package final class FileWatcher: Sendable {
     for subscriber in subscribers { subscriber(content) }
   }
 
-  /// Whether new bytes in `path` are to be read again later (within the maximum wait since
-  /// `firstEvent`, or `emptiedWait` for a file its open writer has `emptied`): while a writer
-  /// has the file open, or the file changed less than the settle delay ago (a process
-  /// descheduled between truncating and writing leaves the change time as old as the
-  /// truncation, so the open writer counts first).
+  /// Whether new bytes in `path` are to be read again later (within `limit` since
+  /// `firstEvent`): while a writer has the file open, or the file changed less than the settle
+  /// delay ago (a process descheduled between truncating and writing leaves the change time as
+  /// old as the truncation, so the open writer counts first).
   private func postpone(
-    _ path: String, beingWritten: Bool, emptied: Bool, firstEvent: UInt64
+    _ path: String, beingWritten: Bool, limit: Duration, firstEvent: UInt64
   ) -> Bool {
     let changedAgo =
       beingWritten
@@ -307,8 +308,7 @@ package final class FileWatcher: Sendable {
       }
     return changedAgo.map({ $0 < settleDelay.nanoseconds }) ?? true
       && settler.postpone(
-        path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0,
-        limit: emptied ? emptiedWait : nil)
+        path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0, limit: limit)
   }
 
   /// Returns once the watcher thread has handled every event the kernel queued before the call:

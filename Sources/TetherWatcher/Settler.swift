@@ -67,16 +67,16 @@ final class Settler: Sendable {
   }
 
   /// Checks `path` again once it has been quiet for the settle delay since its last change,
-  /// `changedAgo` nanoseconds ago, unless `limit` (the maximum wait when `nil`) has passed since
-  /// `firstEvent`; returns `false` then, and the caller goes on with what it read.
+  /// `changedAgo` nanoseconds ago, unless `limit` has passed since `firstEvent`; returns `false`
+  /// then, and the caller goes on with what it read.
   ///
   /// For a check that found the file changed later than its last event said: the events of
   /// that change had not reached the settler yet.
   func postpone(
-    _ path: String, firstEvent: UInt64, changedAgo: UInt64, limit: Duration? = nil
+    _ path: String, firstEvent: UInt64, changedAgo: UInt64, limit: Duration
   ) -> Bool {
     let now = DispatchTime.now().uptimeNanoseconds
-    let limit = limit?.nanoseconds ?? maxWait
+    let limit = limit.nanoseconds
     guard firstEvent + limit > now else { return false }
     let changed = now - min(changedAgo, now)
     let timer = state.withLock { state -> UInt64? in

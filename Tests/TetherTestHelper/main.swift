@@ -97,13 +97,18 @@ enum Helper {
     try! writer.truncate(atOffset: 0)
     FileWatcher.shared.resumeForTesting()
     Thread.sleep(forTimeInterval: 0.2)
+    finishWriting(writer, recorder)
+    withExtendedLifetime(watch) {}
+  }
+
+  /// Writes "after" through `writer`, closes it, and reports once `recorder` has it: counted
+  /// first, so the statistics include the events handled before the delivery (an overflow among
+  /// them), which a thread lagging under load may not have reached yet.
+  static func finishWriting(_ writer: FileHandle, _ recorder: TextRecorder) {
     try! writer.write(contentsOf: Data("after".utf8))
     try! writer.close()
-    // Counted first: the statistics then include the events handled before the delivery (the
-    // overflow among them), which a thread lagging under load may not have reached yet.
     let counts = recorder.waitAndCount()
     report(FileWatcher.shared.statistics, extra: counts)
-    withExtendedLifetime(watch) {}
   }
 
   /// `lagging-mid-write DIR`: a writer truncates the watched file while the watcher thread is
@@ -125,12 +130,7 @@ enum Helper {
     Thread.sleep(forTimeInterval: 0.15)
     FileWatcher.shared.resumeForTesting()
     Thread.sleep(forTimeInterval: 0.1)
-    try! writer.write(contentsOf: Data("after".utf8))
-    try! writer.close()
-    // Counted first: the statistics then include the events handled before the delivery (the
-    // overflow among them), which a thread lagging under load may not have reached yet.
-    let counts = recorder.waitAndCount()
-    report(FileWatcher.shared.statistics, extra: counts)
+    finishWriting(writer, recorder)
     withExtendedLifetime((watch, second)) {}
   }
 
