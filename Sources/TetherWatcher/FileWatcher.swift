@@ -195,7 +195,8 @@ package final class FileWatcher: Sendable {
   }
 
   /// Stops the watcher thread reading events until ``resumeForTesting()``: the kernel queues
-  /// them meanwhile, and overflows past 16,384.
+  /// them meanwhile, and overflows past 16,384. The thread stops once it has read this call's
+  /// wake-up, so the queue then holds only what comes after.
   package func pauseForTesting() {
     guard state.withLock({ $0.started && $0.statistics.fallback == nil }) else { return }
     state.withLock { $0.pauseRequested = true }
@@ -419,7 +420,7 @@ package final class FileWatcher: Sendable {
     for semaphore in ready { semaphore.signal() }
   }
 
-  /// Called by the watcher thread at the top of each loop; blocks while paused.
+  /// Called by the watcher thread after each wake-up; blocks while paused.
   func honourPause() {
     guard state.withLock({ $0.pauseRequested }) else { return }
     pausedSignal.signal()

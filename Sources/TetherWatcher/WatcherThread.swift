@@ -34,7 +34,6 @@ final class WatcherThread {
     }
     guard sync() else { return }
     while true {
-      watcher.honourPause()
       let event: Inotify.Event?
       do {
         event = try Inotify.nextEvent()
@@ -79,14 +78,19 @@ final class WatcherThread {
 
   /// Handles one event; `false` when the thread must stop (polling took over).
   private func handle(_ event: Inotify.Event) -> Bool {
-    if event.wd == controlWatch { return sync(full: false) }
+    if event.wd == controlWatch {
+      guard sync(full: false) else { return false }
+      watcher.honourPause()
+      return true
+    }
     // Counted before the event's file is looked for: a file registered meanwhile sees the count
     // move, and checks itself (see `FileWatcher.mark`).
     watcher.state.withLock { $0.handledEvents += 1 }
     if event.has(IN_Q_OVERFLOW) {
       watcher.state.withLock { $0.statistics.overflows += 1 }
       watcher.eventsLost()
-      return true
+      // A wake-up may be among the lost events: its caller would wait for the next one.
+      return sync(full: false)
     }
     // Unknown descriptors belong to watches removed on purpose (their IN_IGNORED).
     guard let path = paths[event.wd] else { return true }

@@ -17,6 +17,7 @@ enum Helper {
     case "count-watches": countWatches(rest)
     case "overflow": overflow(rest)
     case "rewatch-deleted-folder": rewatchDeletedFolder(rest)
+    case "overflow-lost-wake": overflowLostWake(rest)
     case "overflow-mid-write": overflowMidWrite(rest)
     case "lagging-mid-write": laggingMidWrite(rest)
     case "drop-one-folder": dropOneFolder(rest)
@@ -82,6 +83,41 @@ enum Helper {
     withExtendedLifetime(watch) {}
   }
 
+  /// `overflow-lost-wake DIR` (with `XDG_RUNTIME_DIR` a folder of its own): with the watcher
+  /// paused and its queue overflowed, watches a file in a new folder from another thread, whose
+  /// wake-up of the watcher thread (a write to the control file) is lost to the overflow.
+  /// Resumes the watcher and reports whether that watch call returned.
+  static func overflowLostWake(_ arguments: [String]) {
+    let folder = arguments[0]
+    make(folder)
+    let watch = FileWatcher.shared.watch("\(folder)/data.json") { _ in }
+    FileWatcher.shared.pauseForTesting()
+    for index in 0..<overflowingFileCount { write("\(folder)/noise\(index)", "") }
+    make("\(folder)/new")
+    let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]!
+    let controls = try! FileManager.default.contentsOfDirectory(atPath: runtime)
+      .filter { $0.hasPrefix("tether-watch-") }
+    guard controls.count == 1 else { fail("expected one control folder, found \(controls)") }
+    let control = "\(runtime)/\(controls[0])/wake"
+    func modified() -> Date {
+      try! FileManager.default.attributesOfItem(atPath: control)[.modificationDate] as! Date
+    }
+    let pausedAt = modified()
+    let returned = DispatchSemaphore(value: 0)
+    Thread {
+      let second = FileWatcher.shared.watch("\(folder)/new/data.json") { _ in }
+      returned.signal()
+      withExtendedLifetime(second) {}
+    }.start()
+    // Resumed only once the wake-up is written: before it, the reader would make room for it.
+    let deadline = ContinuousClock.now + .seconds(30)
+    while modified() == pausedAt && ContinuousClock.now < deadline { usleep(1_000) }
+    FileWatcher.shared.resumeForTesting()
+    let result = returned.wait(timeout: .now() + 20)
+    report(FileWatcher.shared.statistics, extra: ["returned": result == .success ? 1 : 0])
+    withExtendedLifetime(watch) {}
+  }
+
   /// `overflow-mid-write DIR`: with the watcher paused, overflows its queue and truncates the
   /// watched file (a writer opened it and has not written yet); resumes it, waits past the settle
   /// delay, then writes and closes. Only the written content may arrive, never the empty file.
@@ -115,13 +151,25 @@ enum Helper {
   /// paused (as one lagging under load has yet to read the event), and a check of the file falls
   /// due then; the thread goes on, and the writer writes and closes. Only the written content may
   /// arrive, never the empty file.
+  ///
+  /// With `behind-a-wake`, a wake-up of the thread (a watch cancelled) and 5,000 other events
+  /// are queued before the truncation: the check must wait for the events queued before it, not
+  /// for any wake-up.
   static func laggingMidWrite(_ arguments: [String]) {
     let file = "\(arguments[0])/data.json"
     write(file, "before")
     let recorder = TextRecorder(awaiting: "after")
     let watch = FileWatcher.shared.watch(file) { recorder.record($0) }
+    let behindAWake = arguments.dropFirst().first == "behind-a-wake"
+    var other =
+      behindAWake ? FileWatcher.shared.watch("\(arguments[0])/other/x.json") { _ in } : nil
     Thread.sleep(forTimeInterval: 0.2)
     FileWatcher.shared.pauseForTesting()
+    if behindAWake {
+      other?.cancel()
+      other = nil
+      for index in 0..<2_500 { write("\(arguments[0])/noise\(index)", "") }
+    }
     let writer = FileHandle(forWritingAtPath: file)!
     try! writer.truncate(atOffset: 0)
     Thread.sleep(forTimeInterval: 0.1)

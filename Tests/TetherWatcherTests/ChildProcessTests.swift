@@ -129,6 +129,21 @@ import TetherTesting
     }
   }
 
+  /// The wake-up of a caller waiting for the thread (here a watch of a new folder) may be lost
+  /// to an overflow: the thread serves what was asked when it sees the overflow.
+  @Test func aWakeUpLostToAnOverflowDoesNotLeaveItsCallerWaiting() async throws {
+    try await withTemporaryDirectory { root in
+      let runtime = root.appending(path: "runtime")
+      try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
+      let result = try await runChild(
+        helperPath, ["overflow-lost-wake", root.appending(path: "files").path],
+        environment: ["XDG_RUNTIME_DIR": runtime.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect((result.report["overflows"] as? Int ?? 0) >= 1, "\(result.output)")
+      #expect(result.report["returned"] as? Int == 1, "\(result.output)")
+    }
+  }
+
   /// Events lost to an overflow may include a writer's truncation: the file is then taken as
   /// being written, and its empty state is not delivered while the writer has yet to write.
   @Test func aFileTruncatedDuringAnOverflowWaitsForItsWriter() async throws {

@@ -27,7 +27,7 @@ final class Deliveries: Sendable {
       let watch = FileWatcher.shared.watch(file.path) { deliveries.record($0) }
       try Data("2".utf8).write(to: file)
       await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("2") }
-      #expect(deliveries.count == 1)
+      #expect(deliveries.count == 1, "\(deliveries.all)")
       withExtendedLifetime(watch) {}
     }
   }
