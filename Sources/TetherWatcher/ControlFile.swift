@@ -2,15 +2,22 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// The private file the watcher thread watches so other threads can wake it: writing one byte
-/// queues an `IN_MODIFY` in the kernel, so a wake-up is never lost.
+/// The private folder the watcher thread watches so other threads can reach it: writing one byte
+/// to its `wake` file queues an `IN_MODIFY` in the kernel, so a wake-up is never lost; a
+/// ``queueMarker(_:)`` queues an event of its own.
 ///
-/// It lives in a private `mkdtemp` folder (under `$XDG_RUNTIME_DIR` when set), removed at exit.
+/// It is made with `mkdtemp` (under `$XDG_RUNTIME_DIR` when set) and removed at exit.
 final class ControlFile: Sendable {
   let path: String
   let folder: String
+  /// The folder's inode, by which the watcher finds its inotify descriptor.
   let inode: UInt64
   private let fd: Int32
+
+  /// The name of the wake-up file, as the folder's events give it.
+  static let wakeName = "wake"
+  /// How a marker's name begins; its number follows.
+  static let markerPrefix = "marker-"
 
   init() throws(SystemError) {
     let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap {
@@ -24,17 +31,17 @@ final class ControlFile: Sendable {
     }
     guard let made else { throw SystemError(call: "mkdtemp", code: errno) }
     folder = made
-    path = folder + "/wake"
+    path = folder + "/" + Self.wakeName
+    var folderInfo = stat()
+    try systemCall("stat", path: made) { stat(made, &folderInfo) }
+    inode = UInt64(folderInfo.st_ino)
     // Made and locked under another name, then renamed: a watcher cleaning abandoned folders
     // never finds a `wake` that is not locked yet, and so never takes a live one.
     let (building, file) = (folder + "/wake.new", path)
     fd = try systemCall("open", path: building) {
       open(building, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     }
-    var info = stat()
     let opened = fd
-    try systemCall("fstat", path: building) { fstat(opened, &info) }
-    inode = UInt64(info.st_ino)
     // Held for the life of the process: a folder whose file is not locked was abandoned.
     try systemCall("flock", path: building) { flock(opened, LOCK_EX) }
     try systemCall("rename", path: building) { rename(building, file) }
@@ -51,6 +58,20 @@ final class ControlFile: Sendable {
       // The descriptor is ours and open: a failure means the process is out of resources. The
       // request waits for the next wake-up or event; the log says why it waits.
       FileWatcher.logger.error("cannot wake the watcher thread: \(error)")
+    }
+  }
+
+  /// Queues an event named after `id` behind every event queued so far, which the thread reads
+  /// only after them: a wake-up may instead join one written long before (the kernel merges an
+  /// event into the same one queued last and unread), or be served by an earlier one.
+  func queueMarker(_ id: UInt64) throws(SystemError) {
+    let link = folder + "/" + Self.markerPrefix + String(id)
+    try systemCall("symlink", path: link) { symlink(".", link) }
+    do {
+      try systemCall("unlink", path: link) { unlink(link) }
+    } catch {
+      // The event is queued all the same; the link goes with the folder at exit.
+      FileWatcher.logger.warning("cannot remove the watcher's marker: \(error)")
     }
   }
 
@@ -107,6 +128,14 @@ final class ControlFile: Sendable {
   private static func remove(_ folder: String) {
     unlink(folder + "/wake")
     unlink(folder + "/wake.new")
+    // Markers are removed as soon as made: one is left only by a process killed in between.
+    do {
+      for name in try DirectoryListing.names(in: folder, withPrefix: markerPrefix) {
+        unlink(folder + "/" + name)
+      }
+    } catch {
+      FileWatcher.logger.debug("cannot list the watcher folder \(folder): \(error)")
+    }
     rmdir(folder)
   }
 

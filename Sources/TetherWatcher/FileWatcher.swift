@@ -54,6 +54,9 @@ package final class FileWatcher: Sendable {
     var requested: UInt64 = 0
     var served: UInt64 = 0
     var waiters: [(generation: UInt64, semaphore: DispatchSemaphore)] = []
+    /// Callers waiting for the thread to read their marker, by the marker's number.
+    var markers: [UInt64: DispatchSemaphore] = [:]
+    var nextMarker: UInt64 = 0
     var nextSubscriber: UInt64 = 0
     var started = false
     var pauseRequested = false
@@ -313,13 +316,40 @@ package final class FileWatcher: Sendable {
   }
 
   /// Returns once the watcher thread has handled every event the kernel queued before the call:
-  /// the wake-up it waits for is queued behind them.
+  /// the marker it waits for is queued behind them. (Not a wake-up: the thread may read an
+  /// earlier one first, still ahead of those events, and serve every request with it.)
   private func awaitQueuedEvents() {
-    let generation = state.withLock { state in
-      state.requested += 1
-      return state.requested
+    let semaphore = DispatchSemaphore(value: 0)
+    let id = state.withLock { state -> UInt64? in
+      guard state.statistics.fallback == nil else { return nil }
+      defer { state.nextMarker += 1 }
+      state.markers[state.nextMarker] = semaphore
+      return state.nextMarker
     }
-    waitUntilServed(generation)
+    guard let id, let control = control.withLock({ $0 }) else { return }
+    do {
+      try control.queueMarker(id)
+    } catch {
+      // Without it the check goes on with what the thread has read so far.
+      state.withLock { _ = $0.markers.removeValue(forKey: id) }
+      return Self.logger.error("cannot queue a marker for the watcher thread: \(error)")
+    }
+    semaphore.wait()
+  }
+
+  /// Called by the watcher thread when it reads marker `id`.
+  func markerRead(_ id: UInt64) {
+    state.withLock { $0.markers.removeValue(forKey: id) }?.signal()
+  }
+
+  /// Lets every caller waiting for its marker go on: events were lost (the marker's among them,
+  /// perhaps), and each watched file is now taken as being written.
+  func releaseMarkers() {
+    let waiting = state.withLock { state in
+      defer { state.markers = [:] }
+      return Array(state.markers.values)
+    }
+    for semaphore in waiting { semaphore.signal() }
   }
 
   private enum CheckOutcome {
@@ -376,6 +406,7 @@ package final class FileWatcher: Sendable {
       return Array(state.files.keys)
     }
     for path in paths { settler.dirty(path) }
+    releaseMarkers()
   }
 
   // MARK: - The thread
@@ -435,8 +466,8 @@ package final class FileWatcher: Sendable {
       state.statistics.fallback = reason
       state.statistics.inotifyWatches = 0
       for path in state.files.keys { state.statistics.polledPaths[path] = reason }
-      defer { state.waiters = [] }
-      return state.waiters.map(\.semaphore)
+      defer { (state.waiters, state.markers) = ([], [:]) }
+      return state.waiters.map(\.semaphore) + state.markers.values
     }
     logOnce(reason, path: nil)
     for semaphore in ready { semaphore.signal() }

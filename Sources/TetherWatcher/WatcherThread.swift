@@ -52,7 +52,8 @@ final class WatcherThread {
   private func start() throws(PollReason) {
     do {
       try Inotify.initialize()
-      controlWatch = try Inotify.watch(control.path, mask: IN_MODIFY, isDirectory: false)
+      controlWatch = try Inotify.watch(
+        control.folder, mask: IN_MODIFY | IN_CREATE | IN_ONLYDIR, isDirectory: true)
     } catch {
       throw PollReason.from(error)
     }
@@ -78,11 +79,7 @@ final class WatcherThread {
 
   /// Handles one event; `false` when the thread must stop (polling took over).
   private func handle(_ event: Inotify.Event) -> Bool {
-    if event.wd == controlWatch {
-      guard sync(full: false) else { return false }
-      watcher.honourPause()
-      return true
-    }
+    if event.wd == controlWatch { return handleControl(event) }
     // Counted before the event's file is looked for: a file registered meanwhile sees the count
     // move, and checks itself (see `FileWatcher.mark`).
     watcher.state.withLock { $0.handledEvents += 1 }
@@ -124,6 +121,20 @@ final class WatcherThread {
     // here. One with a watch of its own is served already, and one not yet looked at will be
     // by its wake-up: a folder made for a new key does not make every directory looked at.
     if awaited.contains(where: { watches[$0] == nil }) { return sync() }
+    return true
+  }
+
+  /// Handles an event in the control folder: a wake-up, or a marker a caller waits for.
+  private func handleControl(_ event: Inotify.Event) -> Bool {
+    if event.name.hasPrefix(ControlFile.markerPrefix) {
+      if let id = UInt64(event.name.dropFirst(ControlFile.markerPrefix.count)) {
+        watcher.markerRead(id)
+      }
+      return true
+    }
+    guard event.name == ControlFile.wakeName else { return true }
+    guard sync(full: false) else { return false }
+    watcher.honourPause()
     return true
   }
 

@@ -169,6 +169,19 @@ import TetherTesting
     }
   }
 
+  /// The same, with a wake-up of the thread queued before the truncation: the check waits for
+  /// the events queued before it, not for the first wake-up the thread reads.
+  @Test func aCheckWaitsForTheEventsQueuedBeforeItNotAnEarlierWakeUp() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(
+        helperPath, ["lagging-mid-write", root.path, "behind-a-wake"])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["delivered"] as? Int == 1, "\(result.output)")
+      #expect(result.report["empty"] as? Int == 0, "\(result.output)")
+      #expect(result.report["deliveries"] as? Int == 1, "\(result.output)")
+    }
+  }
+
   /// A deleted folder ends its own watch only: the other folders' watches stand (starting the
   /// library afresh re-reads every watched file), and the folder is watched again when remade.
   @Test func aDeletedFolderLeavesTheOtherWatchesAlone() async throws {
