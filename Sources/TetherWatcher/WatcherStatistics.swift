@@ -1,7 +1,7 @@
 /// What the watcher is doing, for tests, benchmarks and `tether` diagnostics.
 package struct WatcherStatistics: Sendable {
   /// inotify watches held: one per watched directory (or waited-for ancestor), plus the control
-  /// file's.
+  /// folder's.
   package var inotifyWatches = 0
   /// Files with at least one subscriber.
   package var watchedFiles = 0

@@ -148,26 +148,30 @@ extension DeliveryTests {
             "import os\nfor i in range(20000):\n p=os.path.join('\(flooded.path)','f%d'%(i%50))\n open(p,'w').write('x')\n os.remove(p)",
           ])
       }
-      let served = await withTaskGroup(of: Int.self) { group in
+      // The folders do not exist: each watch waits through `root`, whose watch is wanted only
+      // while one of them stands.
+      await withTaskGroup(of: Void.self) { group in
         for thread in 0..<8 {
           group.addTask {
             await withCheckedContinuation { continuation in
               Thread {
-                var count = 0
                 for round in 0..<150 {
                   let folder = root.appending(path: "t\(thread)-\(round % 5)")
                   let watch = FileWatcher.shared.watch(folder.appending(path: "f").path) { _ in }
                   watch.cancel()
-                  count += 1
                 }
-                continuation.resume(returning: count)
+                continuation.resume()
               }.start()
             }
           }
         }
-        return await group.reduce(0, +)
       }
-      #expect(served == 1200)
+      // Every watch was released: `root`'s inotify watch goes, the flooded folder's stays.
+      let (rootInode, floodedInode) = (try inode(root), try inode(flooded))
+      try await expectEventually(timeout: .seconds(30), "root's watch removed, flooded's kept") {
+        let watched = try kernelWatchedInodes()
+        return !watched.contains(rootInode) && watched.contains(floodedInode)
+      }
       let result = try await flood.value
       #expect(result.status == 0, "the flood ran: \(result.errors)")
       // The watcher still works afterwards.
@@ -229,4 +233,22 @@ extension DeliveryTests {
       withExtendedLifetime((watch, neighbourWatch)) {}
     }
   }
+}
+
+/// The inodes the watcher's inotify instance watches, as the kernel lists them.
+func kernelWatchedInodes() throws -> Set<UInt64> {
+  let fd = try #require(FileWatcher.shared.statistics.descriptor)
+  let info = try String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8)
+  var inodes: Set<UInt64> = []
+  for line in info.split(separator: "\n") where line.hasPrefix("inotify wd:") {
+    let field = try #require(line.split(separator: " ").first { $0.hasPrefix("ino:") })
+    inodes.insert(try #require(UInt64(field.dropFirst(4), radix: 16)))
+  }
+  return inodes
+}
+
+/// The inode of the file or folder at `url`.
+func inode(_ url: URL) throws -> UInt64 {
+  let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+  return try #require((attributes[.systemFileNumber] as? NSNumber)?.uint64Value)
 }

@@ -24,8 +24,13 @@ import TetherWatcher
     await expectEventually(timeout: .seconds(30), sourceLocation: sourceLocation) {
       deliveries.lastIs("sentinel")
     }
+    let statistics = FileWatcher.shared.statistics
     #expect(
       deliveries.all == [.data(Data(final.utf8)), .data(Data("sentinel".utf8))],
+      Comment(
+        rawValue: "overflows \(statistics.overflows), rebuilds \(statistics.rebuilds), "
+          + "fallback \(String(describing: statistics.fallback)), "
+          + "polled \(statistics.polledPaths.count)"),
       sourceLocation: sourceLocation)
     watch.cancel()
   }
@@ -74,7 +79,7 @@ import TetherWatcher
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { _ = try? FileManager.default.removeItem(at: folder) }
     let file = folder.appending(path: "data.json")
-    var inodes: [Int] = []
+    var inodes: [UInt64] = []
     // vim ends the file with a newline.
     try await expectOneDelivery(in: folder, initial: "1\n", final: "2\n") { file in
       inodes.append(try inode(file))
@@ -85,10 +90,5 @@ import TetherWatcher
     }
     #expect(inodes.count == 2 && inodes[0] != inodes[1], "vim replaced the file by renaming")
     _ = file
-  }
-
-  private func inode(_ file: URL) throws -> Int {
-    let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-    return (attributes[.systemFileNumber] as? Int) ?? -1
   }
 }
