@@ -278,10 +278,8 @@ package final class FileWatcher: Sendable {
     let content = FileContent.read(path)
     var outcome = take(content, of: path, confirmed: firstEvent == nil)
     if case .unconfirmed(let beingWritten) = outcome, let firstEvent {
-      // Emptied by a writer that still holds it open: the writer is between truncating and
-      // writing, and is waited for longer.
-      let limit = beingWritten && content == .data(Data()) ? emptiedWait : maxWait
-      if postpone(path, beingWritten: beingWritten, limit: limit, firstEvent: firstEvent) {
+      let emptied = beingWritten && content == .data(Data())
+      if postpone(path, beingWritten: beingWritten, emptied: emptied, firstEvent: firstEvent) {
         return
       }
       // The thread may not have read every event the kernel queued before this read (it lags
@@ -297,22 +295,32 @@ package final class FileWatcher: Sendable {
     for subscriber in subscribers { subscriber(content) }
   }
 
-  /// Whether new bytes in `path` are to be read again later (within `limit` since
-  /// `firstEvent`): while a writer has the file open, or the file changed less than the settle
-  /// delay ago (a process descheduled between truncating and writing leaves the change time as
-  /// old as the truncation, so the open writer counts first).
+  /// Whether new bytes in `path` are to be read again later: while a writer has the file open,
+  /// or the file changed less than the settle delay ago (a process descheduled between
+  /// truncating and writing leaves the change time as old as the truncation, so the open writer
+  /// counts first); within the maximum wait since `firstEvent`.
+  ///
+  /// A file its writer has `emptied` and still holds open is waited for up to the emptied wait
+  /// since it was emptied: the writer is between truncating and writing. (Not since the burst
+  /// began: a check held up behind others finds that long past, though the writer may have
+  /// truncated a moment ago.)
   private func postpone(
-    _ path: String, beingWritten: Bool, limit: Duration, firstEvent: UInt64
+    _ path: String, beingWritten: Bool, emptied: Bool, firstEvent: UInt64
   ) -> Bool {
+    let wallClock = UInt64(Date().timeIntervalSince1970 * 1e9)
+    if emptied {
+      let uptime = DispatchTime.now().uptimeNanoseconds
+      let emptiedAgo = FileIdentity.of(path).map { $0.nanosecondsSinceChange(now: wallClock) }
+      return settler.postpone(
+        path, firstEvent: emptiedAgo.map { uptime - min($0, uptime) } ?? firstEvent,
+        changedAgo: 0, limit: emptiedWait)
+    }
     let changedAgo =
       beingWritten
-      ? 0
-      : FileIdentity.of(path).map {
-        $0.nanosecondsSinceChange(now: UInt64(Date().timeIntervalSince1970 * 1e9))
-      }
+      ? 0 : FileIdentity.of(path).map { $0.nanosecondsSinceChange(now: wallClock) }
     return changedAgo.map({ $0 < settleDelay.nanoseconds }) ?? true
       && settler.postpone(
-        path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0, limit: limit)
+        path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0, limit: maxWait)
   }
 
   /// Returns once the watcher thread has handled every event the kernel queued before the call:

@@ -20,6 +20,7 @@ enum Helper {
     case "overflow-lost-wake": overflowLostWake(rest)
     case "overflow-mid-write": overflowMidWrite(rest)
     case "lagging-mid-write": laggingMidWrite(rest)
+    case "emptied-behind-a-stall": emptiedBehindAStall(rest)
     case "drop-one-folder": dropOneFolder(rest)
     case "move-folder-away": moveFolderAway(rest)
     case "many-descriptors": manyDescriptors(rest)
@@ -180,6 +181,38 @@ enum Helper {
     Thread.sleep(forTimeInterval: 0.1)
     finishWriting(writer, recorder)
     withExtendedLifetime((watch, second)) {}
+  }
+
+  /// `emptied-behind-a-stall DIR`: checks wait behind a check that waits for the paused thread
+  /// (b's truncation by a stalled writer) for 6 s; meanwhile a's check falls due, and after
+  /// 5.5 s a writer truncates a. Once the thread goes on, a has been empty for half a second,
+  /// not for the emptied wait, though its check is 6 s late: its writer is waited for, and only
+  /// its bytes arrive, never the empty file.
+  static func emptiedBehindAStall(_ arguments: [String]) {
+    let (a, b) = ("\(arguments[0])/a.json", "\(arguments[0])/b.json")
+    write(a, "before")
+    write(b, "before")
+    let recorder = TextRecorder(awaiting: "after")
+    let watchA = FileWatcher.shared.watch(a) { recorder.record($0) }
+    let watchB = FileWatcher.shared.watch(b) { _ in }
+    Thread.sleep(forTimeInterval: 0.2)
+    FileWatcher.shared.pauseForTesting()
+    let writerB = FileHandle(forWritingAtPath: b)!
+    try! writerB.truncate(atOffset: 0)
+    Thread.sleep(forTimeInterval: 0.1)
+    // Each new watch checks its file after the settle delay: b's check waits for the thread.
+    let secondB = FileWatcher.shared.watch(b) { _ in }
+    Thread.sleep(forTimeInterval: 0.2)
+    let secondA = FileWatcher.shared.watch(a) { _ in }
+    Thread.sleep(forTimeInterval: 5.5)
+    let writerA = FileHandle(forWritingAtPath: a)!
+    try! writerA.truncate(atOffset: 0)
+    Thread.sleep(forTimeInterval: 0.5)
+    FileWatcher.shared.resumeForTesting()
+    Thread.sleep(forTimeInterval: 0.3)
+    try! writerB.close()
+    finishWriting(writerA, recorder)
+    withExtendedLifetime((watchA, watchB, secondA, secondB)) {}
   }
 
   /// `rewatch-deleted-folder DIR`: the last watch of DIR/a is cancelled and the folder deleted

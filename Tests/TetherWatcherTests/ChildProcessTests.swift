@@ -182,6 +182,18 @@ import TetherTesting
     }
   }
 
+  /// The emptied wait runs from when the writer emptied the file, not from when its check fell
+  /// due: a check delayed behind others must still wait for a writer that has just truncated.
+  @Test func anEmptiedFileIsWaitedForFromItsTruncationNotItsLateCheck() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["emptied-behind-a-stall", root.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["delivered"] as? Int == 1, "\(result.output)")
+      #expect(result.report["empty"] as? Int == 0, "\(result.output)")
+      #expect(result.report["deliveries"] as? Int == 1, "\(result.output)")
+    }
+  }
+
   /// A deleted folder ends its own watch only: the other folders' watches stand (starting the
   /// library afresh re-reads every watched file), and the folder is watched again when remade.
   @Test func aDeletedFolderLeavesTheOtherWatchesAlone() async throws {
