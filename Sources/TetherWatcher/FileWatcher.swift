@@ -54,8 +54,8 @@ package final class FileWatcher: Sendable {
     var requested: UInt64 = 0
     var served: UInt64 = 0
     var waiters: [(generation: UInt64, semaphore: DispatchSemaphore)] = []
-    /// Callers waiting for the thread to read their marker, by the marker's number.
-    var markers: [UInt64: DispatchSemaphore] = [:]
+    /// What runs on the delivery queue once the thread reads each marker, by its number.
+    var markers: [UInt64: @Sendable () -> Void] = [:]
     var nextMarker: UInt64 = 0
     var nextSubscriber: UInt64 = 0
     var started = false
@@ -286,8 +286,7 @@ package final class FileWatcher: Sendable {
       // under load), such as the truncation of a writer that has yet to write: once it has,
       // the file is checked once more.
       if !caughtUp {
-        awaitQueuedEvents()
-        return check(path, firstEvent: firstEvent, caughtUp: true)
+        return afterQueuedEvents { [self] in check(path, firstEvent: firstEvent, caughtUp: true) }
       }
       outcome = take(content, of: path, confirmed: true)
     }
@@ -323,41 +322,42 @@ package final class FileWatcher: Sendable {
         path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0, limit: maxWait)
   }
 
-  /// Returns once the watcher thread has handled every event the kernel queued before the call:
-  /// the marker it waits for is queued behind them. (Not a wake-up: the thread may read an
-  /// earlier one first, still ahead of those events, and serve every request with it.)
-  private func awaitQueuedEvents() {
-    let semaphore = DispatchSemaphore(value: 0)
+  /// Runs `work` on the delivery queue once the watcher thread has handled every event the
+  /// kernel queued before the call: the marker it waits for is queued behind them. (Not a
+  /// wake-up: the thread may read an earlier one first, still ahead of those events, and serve
+  /// every request with it.) Other files' checks go on meanwhile: a thread lagging under load
+  /// holds up only the check that waits for it.
+  private func afterQueuedEvents(_ work: @escaping @Sendable () -> Void) {
     let id = state.withLock { state -> UInt64? in
       guard state.statistics.fallback == nil else { return nil }
       defer { state.nextMarker += 1 }
-      state.markers[state.nextMarker] = semaphore
+      state.markers[state.nextMarker] = work
       return state.nextMarker
     }
-    guard let id, let control = control.withLock({ $0 }) else { return }
+    guard let id, let control = control.withLock({ $0 }) else { return work() }
     do {
       try control.queueMarker(id)
     } catch {
       // Without it the check goes on with what the thread has read so far.
-      state.withLock { _ = $0.markers.removeValue(forKey: id) }
-      return Self.logger.error("cannot queue a marker for the watcher thread: \(error)")
+      Self.logger.error("cannot queue a marker for the watcher thread: \(error)")
+      state.withLock { $0.markers.removeValue(forKey: id) }?()
     }
-    semaphore.wait()
   }
 
   /// Called by the watcher thread when it reads marker `id`.
   func markerRead(_ id: UInt64) {
-    state.withLock { $0.markers.removeValue(forKey: id) }?.signal()
+    guard let work = state.withLock({ $0.markers.removeValue(forKey: id) }) else { return }
+    delivery.async(execute: work)
   }
 
-  /// Lets every caller waiting for its marker go on: events were lost (the marker's among them,
-  /// perhaps), and each watched file is now taken as being written.
+  /// Goes on with the work of every marker not read yet: events were lost (the markers among
+  /// them, perhaps), and each watched file is now taken as being written.
   func releaseMarkers() {
     let waiting = state.withLock { state in
       defer { state.markers = [:] }
       return Array(state.markers.values)
     }
-    for semaphore in waiting { semaphore.signal() }
+    for work in waiting { delivery.async(execute: work) }
   }
 
   private enum CheckOutcome {
@@ -474,9 +474,10 @@ package final class FileWatcher: Sendable {
       state.statistics.fallback = reason
       state.statistics.inotifyWatches = 0
       for path in state.files.keys { state.statistics.polledPaths[path] = reason }
-      defer { (state.waiters, state.markers) = ([], [:]) }
-      return state.waiters.map(\.semaphore) + state.markers.values
+      defer { state.waiters = [] }
+      return state.waiters.map(\.semaphore)
     }
+    releaseMarkers()
     logOnce(reason, path: nil)
     for semaphore in ready { semaphore.signal() }
     startPolling()

@@ -20,7 +20,8 @@ enum Helper {
     case "overflow-lost-wake": overflowLostWake(rest)
     case "overflow-mid-write": overflowMidWrite(rest)
     case "lagging-mid-write": laggingMidWrite(rest)
-    case "emptied-behind-a-stall": emptiedBehindAStall(rest)
+    case "emptied-behind-a-slow-subscriber": emptiedBehindASlowSubscriber(rest)
+    case "missing-while-a-check-waits": missingWhileACheckWaits(rest)
     case "drop-one-folder": dropOneFolder(rest)
     case "move-folder-away": moveFolderAway(rest)
     case "many-descriptors": manyDescriptors(rest)
@@ -183,35 +184,60 @@ enum Helper {
     withExtendedLifetime((watch, second)) {}
   }
 
-  /// `emptied-behind-a-stall DIR`: checks wait behind a check that waits for the paused thread
-  /// (b's truncation by a stalled writer) for 6 s; meanwhile a's check falls due, and after
-  /// 5.5 s a writer truncates a. Once the thread goes on, a has been empty for half a second,
-  /// not for the emptied wait, though its check is 6 s late: its writer is waited for, and only
-  /// its bytes arrive, never the empty file.
-  static func emptiedBehindAStall(_ arguments: [String]) {
+  /// `emptied-behind-a-slow-subscriber DIR`: a subscriber of c.json takes 6 s, holding up the
+  /// checks behind it; meanwhile a's check falls due, and after 5.5 s a writer truncates a. When
+  /// a's check runs, a has been empty for half a second, not for the emptied wait, though the
+  /// check is 6 s late: the writer is waited for, and only its bytes arrive, never the empty file.
+  static func emptiedBehindASlowSubscriber(_ arguments: [String]) {
+    let (a, c) = ("\(arguments[0])/a.json", "\(arguments[0])/c.json")
+    write(a, "before")
+    write(c, "before")
+    let recorder = TextRecorder(awaiting: "after")
+    let watchA = FileWatcher.shared.watch(a) { recorder.record($0) }
+    let slow = DispatchSemaphore(value: 0)
+    let watchC = FileWatcher.shared.watch(c) { _ in
+      slow.signal()
+      Thread.sleep(forTimeInterval: 6)
+    }
+    write(c, "after")
+    slow.wait()
+    // A new watch checks its file after the settle delay: here, once the subscriber returns.
+    let secondA = FileWatcher.shared.watch(a) { _ in }
+    Thread.sleep(forTimeInterval: 5.5)
+    let writer = FileHandle(forWritingAtPath: a)!
+    try! writer.truncate(atOffset: 0)
+    Thread.sleep(forTimeInterval: 1)
+    finishWriting(writer, recorder)
+    withExtendedLifetime((watchA, watchC, secondA)) {}
+  }
+
+  /// `missing-while-a-check-waits DIR`: with the watcher thread paused, a check of b (emptied by
+  /// a stalled writer) waits for the thread to read the events queued before it; a is deleted
+  /// and checked meanwhile. a's removal needs nothing from the thread, and arrives while it is
+  /// still paused: one file waiting for the thread holds up no other.
+  static func missingWhileACheckWaits(_ arguments: [String]) {
     let (a, b) = ("\(arguments[0])/a.json", "\(arguments[0])/b.json")
     write(a, "before")
     write(b, "before")
-    let recorder = TextRecorder(awaiting: "after")
-    let watchA = FileWatcher.shared.watch(a) { recorder.record($0) }
+    let missing = DispatchSemaphore(value: 0)
+    let watchA = FileWatcher.shared.watch(a) { if $0 == .missing { missing.signal() } }
     let watchB = FileWatcher.shared.watch(b) { _ in }
     Thread.sleep(forTimeInterval: 0.2)
     FileWatcher.shared.pauseForTesting()
-    let writerB = FileHandle(forWritingAtPath: b)!
-    try! writerB.truncate(atOffset: 0)
+    let writer = FileHandle(forWritingAtPath: b)!
+    try! writer.truncate(atOffset: 0)
     Thread.sleep(forTimeInterval: 0.1)
     // Each new watch checks its file after the settle delay: b's check waits for the thread.
     let secondB = FileWatcher.shared.watch(b) { _ in }
     Thread.sleep(forTimeInterval: 0.2)
+    unlink(a)
     let secondA = FileWatcher.shared.watch(a) { _ in }
-    Thread.sleep(forTimeInterval: 5.5)
-    let writerA = FileHandle(forWritingAtPath: a)!
-    try! writerA.truncate(atOffset: 0)
-    Thread.sleep(forTimeInterval: 0.5)
+    let whilePaused = missing.wait(timeout: .now() + 10)
     FileWatcher.shared.resumeForTesting()
-    Thread.sleep(forTimeInterval: 0.3)
-    try! writerB.close()
-    finishWriting(writerA, recorder)
+    try! writer.close()
+    report(
+      FileWatcher.shared.statistics,
+      extra: ["missingWhilePaused": whilePaused == .success ? 1 : 0])
     withExtendedLifetime((watchA, watchB, secondA, secondB)) {}
   }
 

@@ -183,14 +183,24 @@ import TetherTesting
   }
 
   /// The emptied wait runs from when the writer emptied the file, not from when its check fell
-  /// due: a check delayed behind others must still wait for a writer that has just truncated.
+  /// due: a check held up (here by a slow subscriber) must still wait for a writer that has just
+  /// truncated.
   @Test func anEmptiedFileIsWaitedForFromItsTruncationNotItsLateCheck() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["emptied-behind-a-stall", root.path])
+      let result = try await runChild(helperPath, ["emptied-behind-a-slow-subscriber", root.path])
       #expect(result.status == 0, "\(result.errors)")
       #expect(result.report["delivered"] as? Int == 1, "\(result.output)")
       #expect(result.report["empty"] as? Int == 0, "\(result.output)")
       #expect(result.report["deliveries"] as? Int == 1, "\(result.output)")
+    }
+  }
+
+  /// A check waiting for the watcher thread to catch up holds up no other file's delivery.
+  @Test func aCheckWaitingForTheThreadHoldsUpNoOtherFile() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["missing-while-a-check-waits", root.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["missingWhilePaused"] as? Int == 1, "\(result.output)")
     }
   }
 
