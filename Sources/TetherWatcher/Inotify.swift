@@ -97,13 +97,14 @@ enum Inotify {
   }
 
   /// The watch descriptors the kernel holds for the inotify instance `fd`, from its `/proc`
-  /// entry (`inotify wd:3 ino:… sdev:…` a line); `nil` when it cannot be read.
+  /// entry (`inotify wd:3 ino:… sdev:…` a line, the numbers in hex); `nil` when it cannot be
+  /// read.
   static func liveWatches(descriptor fd: Int32) -> Set<Int32>? {
     guard let text = info(of: fd) else { return nil }
     var live: Set<Int32> = []
     for line in text.split(separator: "\n") where line.hasPrefix("inotify wd:") {
       let number = line.dropFirst("inotify wd:".count).prefix { $0 != " " }
-      if let wd = Int32(number) { live.insert(wd) }
+      if let wd = Int32(number, radix: 16) { live.insert(wd) }
     }
     return live
   }

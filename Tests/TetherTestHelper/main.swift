@@ -15,6 +15,7 @@ enum Helper {
     let rest = Array(arguments.dropFirst())
     switch command {
     case "count-watches": countWatches(rest)
+    case "release-folders": releaseFolders(rest)
     case "overflow": overflow(rest)
     case "rewatch-deleted-folder": rewatchDeletedFolder(rest)
     case "overflow-lost-wake": overflowLostWake(rest)
@@ -55,6 +56,26 @@ enum Helper {
       watches.append(FileWatcher.shared.watch("\(folder)/file\(index).json") { _ in })
     }
     report(FileWatcher.shared.statistics, extra: ["files": watches.count])
+  }
+
+  /// `release-folders DIR`: watches a file in each of 20 folders of DIR (watch descriptors up
+  /// to 21, which `/proc` writes in hex), cancels every watch, and reports how many watches the
+  /// kernel still holds once the watcher counts only its control folder's, and how often the
+  /// library was started afresh.
+  static func releaseFolders(_ arguments: [String]) {
+    let watches = (0..<20).map { index in
+      let folder = "\(arguments[0])/folder\(index)"
+      make(folder)
+      return FileWatcher.shared.watch("\(folder)/data.json") { _ in }
+    }
+    for watch in watches { watch.cancel() }
+    let deadline = ContinuousClock.now + .seconds(20)
+    while FileWatcher.shared.statistics.inotifyWatches != 1 && ContinuousClock.now < deadline {
+      usleep(1_000)
+    }
+    let statistics = FileWatcher.shared.statistics
+    let kernel = inotifyInfo(statistics)?.filter { $0.hasPrefix("inotify wd:") }.count ?? -1
+    report(statistics, extra: ["kernelWatches": kernel, "rebuilds": statistics.rebuilds])
   }
 
   /// Files whose creation (a create and a close event each) overflows the kernel's inotify

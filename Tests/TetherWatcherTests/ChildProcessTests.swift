@@ -120,6 +120,18 @@ import TetherTesting
     }
   }
 
+  /// Released folders are unwatched in the kernel too, whatever their watch descriptor (the
+  /// kernel lists them in hex: read as decimal, 10 to 15 looked dropped already and were kept).
+  @Test func everyReleasedFolderIsUnwatchedInTheKernel() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["release-folders", root.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["inotifyWatches"] as? Int == 1, "\(result.output)")
+      #expect(result.report["kernelWatches"] as? Int == 1, "\(result.output)")
+      #expect(result.report["rebuilds"] as? Int == 0, "\(result.output)")
+    }
+  }
+
   @Test func twentyThousandCreationsWhilePausedOverflowThenRescan() async throws {
     try await withTemporaryDirectory { root in
       let result = try await runChild(helperPath, ["overflow", root.path])

@@ -172,14 +172,8 @@ extension DeliveryTests {
       try await expectEventually(timeout: .seconds(30), "the flooded folder's watch stands") {
         try kernelWatchedInodes().contains(floodedInode)
       }
-      // Found by this check, not fixed yet: in many runs of this suite (3 of 5 on its own),
-      // `root`'s watch outlives the last watch that wanted it. Traced once: after the library
-      // was started afresh mid-flood, `root` was unwatched and watched again, the library gave
-      // it a descriptor the kernel did not list, so its removal was skipped as already dropped.
-      await withKnownIssue("an ancestor's watch can outlive its last user", isIntermittent: true) {
-        try await expectEventually(timeout: .seconds(30), "root's watch removed") {
-          !(try kernelWatchedInodes().contains(rootInode))
-        }
+      try await expectEventually(timeout: .seconds(30), "root's watch removed") {
+        !(try kernelWatchedInodes().contains(rootInode))
       }
       let result = try await flood.value
       #expect(result.status == 0, "the flood ran: \(result.errors)")
