@@ -37,7 +37,7 @@ final class ControlFile: Sendable {
     inode = UInt64(folderInfo.st_ino)
     // Made and locked under another name, then renamed: a watcher cleaning abandoned folders
     // never finds a `wake` that is not locked yet, and so never takes a live one.
-    let (building, file) = (folder + "/wake.new", path)
+    let (building, file) = (path + ".new", path)
     fd = try systemCall("open", path: building) {
       open(building, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     }
@@ -92,7 +92,7 @@ final class ControlFile: Sendable {
     }
     for name in names {
       let folder = parent + "/" + name
-      let file = folder + "/wake"
+      let file = folder + "/" + wakeName
       let fd: Int32
       do {
         fd = try systemCall("open", path: file) { open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
@@ -126,8 +126,8 @@ final class ControlFile: Sendable {
 
   /// Removes a control folder and the only files a watcher makes in it.
   private static func remove(_ folder: String) {
-    unlink(folder + "/wake")
-    unlink(folder + "/wake.new")
+    unlink(folder + "/" + wakeName)
+    unlink(folder + "/" + wakeName + ".new")
     // Markers are removed as soon as made: one is left only by a process killed in between.
     do {
       for name in try DirectoryListing.names(in: folder, withPrefix: markerPrefix) {

@@ -193,11 +193,7 @@ enum Helper {
       other = nil
       for index in 0..<2_500 { write("\(arguments[0])/noise\(index)", "") }
     }
-    let writer = FileHandle(forWritingAtPath: file)!
-    try! writer.truncate(atOffset: 0)
-    Thread.sleep(forTimeInterval: 0.1)
-    // A second watch of the file checks it once the settle delay has passed.
-    let second = FileWatcher.shared.watch(file) { _ in }
+    let (writer, second) = truncateAndCheckWhilePaused(file)
     Thread.sleep(forTimeInterval: 0.15)
     FileWatcher.shared.resumeForTesting()
     Thread.sleep(forTimeInterval: 0.1)
@@ -232,6 +228,16 @@ enum Helper {
     withExtendedLifetime((watchA, watchC, secondA)) {}
   }
 
+  /// With the watcher thread paused, truncates `file` through a writer that keeps it open (as
+  /// one about to write), and after 0.1 s watches it once more: a new watch checks its file
+  /// after the settle delay, and this check must wait for the thread to read the truncation.
+  static func truncateAndCheckWhilePaused(_ file: String) -> (FileHandle, FileWatch) {
+    let writer = FileHandle(forWritingAtPath: file)!
+    try! writer.truncate(atOffset: 0)
+    Thread.sleep(forTimeInterval: 0.1)
+    return (writer, FileWatcher.shared.watch(file) { _ in })
+  }
+
   /// `missing-while-a-check-waits DIR`: with the watcher thread paused, a check of b (emptied by
   /// a stalled writer) waits for the thread to read the events queued before it; a is deleted
   /// and checked meanwhile. a's removal needs nothing from the thread, and arrives while it is
@@ -245,11 +251,7 @@ enum Helper {
     let watchB = FileWatcher.shared.watch(b) { _ in }
     Thread.sleep(forTimeInterval: 0.2)
     FileWatcher.shared.pauseForTesting()
-    let writer = FileHandle(forWritingAtPath: b)!
-    try! writer.truncate(atOffset: 0)
-    Thread.sleep(forTimeInterval: 0.1)
-    // Each new watch checks its file after the settle delay: b's check waits for the thread.
-    let secondB = FileWatcher.shared.watch(b) { _ in }
+    let (writer, secondB) = truncateAndCheckWhilePaused(b)
     Thread.sleep(forTimeInterval: 0.2)
     unlink(a)
     let secondA = FileWatcher.shared.watch(a) { _ in }
