@@ -31,7 +31,10 @@ package enum FileContent: Sendable, Equatable {
   package static func readData(
     _ path: String, shortReadEnds: Bool = true
   ) throws(SystemError) -> Data {
-    let fd = try systemCall("open", path: path) { open(path, O_RDONLY | O_CLOEXEC) }
+    // `withCString`: passing the String itself copies it into a new array for every call.
+    let fd = try systemCall("open", path: path) {
+      path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+    }
     defer { close(fd) }
     let first = try withUnsafeTemporaryAllocation(
       byteCount: firstReadSize, alignment: 1

@@ -69,7 +69,7 @@ package enum ResolvedPath {
     let parent = LexicalPath.parent(of: path)
     var info = stat()
     do {
-      try systemCall("stat", path: parent) { stat(parent, &info) }
+      try systemCall("stat", path: parent) { parent.withCString { stat($0, &info) } }
     } catch {
       // No folder yet (it is made at the first write): nothing to resolve through.
       return RealParent(path: parent, isLexical: true, links: nil)
