@@ -87,7 +87,10 @@ let package = Package(
     ),
     .testTarget(
       name: "TetherWatcherTests",
-      dependencies: ["TetherWatcher", "TetherTesting", "tether-test-helper"],
+      // The file-storage plugin too: each editor's save is also checked through a file key.
+      dependencies: [
+        "TetherWatcher", "Tether", "TetherFileStorage", "TetherTesting", "tether-test-helper",
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(

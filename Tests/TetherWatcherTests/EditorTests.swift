@@ -1,5 +1,8 @@
 import Foundation
+import Synchronization
 import Testing
+import Tether
+import TetherFileStorage
 import TetherTesting
 import TetherWatcher
 
@@ -35,7 +38,9 @@ import TetherWatcher
     watch.cancel()
   }
 
-  @Test(arguments: [
+  /// The ways tools save a file, as shell commands run in its folder: each turns the `1` in
+  /// `data.json` into `2`.
+  static let tools: [(name: String, script: String)] = [
     ("in-place write", "printf 2 > data.json"),
     ("cp over", "printf 2 > other && cp other data.json"),
     ("mv over", "printf 2 > other && mv other data.json"),
@@ -55,10 +60,66 @@ import TetherWatcher
     ("a pause between truncating and writing", "{ sleep 0.3; printf 2; } > data.json"),
     // Longer than the maximum wait: an emptied file its writer holds open is waited for longer.
     ("a pause past the maximum wait", "{ sleep 0.8; printf 2; } > data.json"),
-  ])
+  ]
+
+  @Test(arguments: tools)
   func aToolsSaveIsDeliveredOnce(_ name: String, _ script: String) async throws {
     try await withTemporaryDirectory { folder in
       try await expectOneDelivery(in: folder) { _ in try await shell(script, in: folder) }
+    }
+  }
+
+  /// What a user sees: a file key's holder takes the tool's final value, having passed through
+  /// nothing else — no default for a file briefly missing or empty, no error.
+  @Test(.tetherBootstrap(), arguments: tools)
+  func aToolsSaveReachesAFileKeysHolderAsItsOnlyChange(
+    _ name: String, _ script: String
+  )
+    async throws
+  {
+    try await withTemporaryDirectory { folder in
+      try await expectHolderSeesOnlyTheFinalValue(in: folder) { _ in
+        try await shell(script, in: folder)
+      }
+    }
+  }
+
+  /// Holds `data.json` (holding `1`) in `folder` through a file key, runs `change`, and expects
+  /// the holder's changes to be `1`, `2` and then a sentinel written afterwards.
+  func expectHolderSeesOnlyTheFinalValue(
+    in folder: URL, sourceLocation: SourceLocation = #_sourceLocation,
+    _ change: (URL) async throws -> Void
+  ) async throws {
+    let file = folder.appending(path: "data.json")
+    try Data("1".utf8).write(to: file)
+    @Shared(.fileStorage(file)) var value = 0
+    let seen = Mutex<[Int]>([])
+    let listener = Task { [$value] in
+      for await value in $value.changes { seen.withLock { $0.append(value) } }
+    }
+    await expectEventually(timeout: .seconds(30)) { seen.withLock { $0 == [1] } }
+    try await change(file)
+    await expectEventually(timeout: .seconds(30), sourceLocation: sourceLocation) { value == 2 }
+    try Data("3".utf8).write(to: file)
+    await expectEventually(timeout: .seconds(30), sourceLocation: sourceLocation) {
+      seen.withLock { $0.last == 3 }
+    }
+    listener.cancel()
+    let statistics = FileWatcher.shared.statistics
+    #expect(
+      seen.withLock { $0 } == [1, 2, 3],
+      Comment(
+        rawValue: "overflows \(statistics.overflows), rebuilds \(statistics.rebuilds), "
+          + "fallback \(String(describing: statistics.fallback))"),
+      sourceLocation: sourceLocation)
+    #expect($value.loadError == nil, sourceLocation: sourceLocation)
+  }
+
+  @Test(.tetherBootstrap()) func foundationAtomicWriteReachesAFileKeysHolder() async throws {
+    try await withTemporaryDirectory { folder in
+      try await expectHolderSeesOnlyTheFinalValue(in: folder) { file in
+        try Data("2".utf8).write(to: file, options: .atomic)
+      }
     }
   }
 
@@ -72,23 +133,42 @@ import TetherWatcher
 
   /// vim renames only outside /tmp (its default 'backupskip' covers /tmp), so this runs under
   /// ~/.cache and clears 'backupskip' too; the changed inode proves the rename path was taken.
-  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/vim")))
+  @Test(.enabled(if: hasVim))
   func vimSavingByRenameIsDeliveredOnce() async throws {
+    try await withVimFolder { folder in
+      // vim ends the file with a newline.
+      try await expectOneDelivery(in: folder, initial: "1\n", final: "2\n") { file in
+        try await saveWithVim(file, in: folder)
+      }
+    }
+  }
+
+  @Test(.enabled(if: hasVim), .tetherBootstrap())
+  func vimSavingByRenameReachesAFileKeysHolder() async throws {
+    try await withVimFolder { folder in
+      try await expectHolderSeesOnlyTheFinalValue(in: folder) { file in
+        try await saveWithVim(file, in: folder)
+      }
+    }
+  }
+
+  static let hasVim = FileManager.default.isExecutableFile(atPath: "/usr/bin/vim")
+
+  func withVimFolder(_ body: (URL) async throws -> Void) async throws {
     let folder = FileManager.default.homeDirectoryForCurrentUser
       .appending(path: ".cache/tether-tests/vim-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { _ = try? FileManager.default.removeItem(at: folder) }
-    let file = folder.appending(path: "data.json")
-    var inodes: [UInt64] = []
-    // vim ends the file with a newline.
-    try await expectOneDelivery(in: folder, initial: "1\n", final: "2\n") { file in
-      inodes.append(try inode(file))
-      try await shell(
-        "vim -u NONE -N -i NONE -n -E -s -c 'set backupcopy=auto writebackup backupskip=' "
-          + "-c '%s/1/2/' -c 'wq' data.json", in: folder)
-      inodes.append(try inode(file))
-    }
-    #expect(inodes.count == 2 && inodes[0] != inodes[1], "vim replaced the file by renaming")
-    _ = file
+    try await body(folder)
+  }
+
+  /// Has vim turn the `1` in `file` into `2`, and expects it to have replaced the file by
+  /// renaming (a new inode).
+  func saveWithVim(_ file: URL, in folder: URL) async throws {
+    let before = try inode(file)
+    try await shell(
+      "vim -u NONE -N -i NONE -n -E -s -c 'set backupcopy=auto writebackup backupskip=' "
+        + "-c '%s/1/2/' -c 'wq' data.json", in: folder)
+    #expect(try inode(file) != before, "vim replaced the file by renaming")
   }
 }
