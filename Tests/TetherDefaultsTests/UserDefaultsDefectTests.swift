@@ -99,10 +99,24 @@ import TetherTesting
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "defaults.ini")
       try Data("# shared by two writers\n".utf8).write(to: file)
-      async let first = runChild(helperPath, ["defaults-many", file.path, "a", "500"])
-      async let second = runChild(helperPath, ["defaults-many", file.path, "b", "500"])
+      // Both start when `go` appears, and say when each save returned: a fifth of each one's
+      // saves at least must come while the other is saving, or it proves nothing about the lock.
+      let go = folder.appending(path: "go").path
+      async let first = runChild(helperPath, ["defaults-many", file.path, "a", "500", go])
+      async let second = runChild(helperPath, ["defaults-many", file.path, "b", "500", go])
+      await expectEventually(timeout: .seconds(60)) {
+        FileManager.default.fileExists(atPath: "\(go).a.ready")
+          && FileManager.default.fileExists(atPath: "\(go).b.ready")
+      }
+      try Data().write(to: URL(filePath: go))
       let results = try await [first, second]
       for result in results { #expect(result.status == 0, "\(result.errors)") }
+      let saved = results.map { ($0.report["saved"] as? [Int]) ?? [] }
+      try #require(saved.allSatisfy { $0.count == 500 }, "each child saved 500 times")
+      for (own, other) in [(saved[0], saved[1]), (saved[1], saved[0])] {
+        let during = own.count { other.first! < $0 && $0 < other.last! }
+        #expect(during >= 100, "\(during) of 500 saves returned while the other child was saving")
+      }
       let document = try INIDocument(parsing: Data(contentsOf: file), origin: file.path)
       #expect(document.entries.count == 1000)
       for index in 0..<500 {

@@ -504,20 +504,44 @@ enum Helper {
     exit(0)
   }
 
-  /// `defaults-many FILE PREFIX N`: writes keys PREFIX0…PREFIX(N-1), each saved at once.
+  /// `defaults-many FILE PREFIX N [GO]`: writes keys PREFIX0…PREFIX(N-1), each saved at once,
+  /// and reports when each save returned (`CLOCK_MONOTONIC`, the same in every process). With
+  /// GO, it makes `GO.PREFIX.ready` and starts once GO exists, so two writers start together.
   static func defaultsMany(_ arguments: [String]) {
     let store = DefaultsStore(file: URL(filePath: arguments[0]))
     let (prefix, count) = (arguments[1], Int(arguments[2])!)
+    if let go = arguments.dropFirst(3).first {
+      write("\(go).\(prefix).ready", "")
+      let deadline = monotonicNanoseconds() + 60_000_000_000
+      while !FileManager.default.fileExists(atPath: go) {
+        if monotonicNanoseconds() > deadline { fail("\(go) never appeared") }
+        usleep(1000)
+      }
+    }
     let done = DispatchSemaphore(value: 0)
+    let saved = Mutex<[UInt64]>([])
     Task {
+      // Held, as an app holds its values (releasing the file's last holder unwatches it).
+      var held: [Shared<Int>] = []
       for index in 0..<count {
         let value = Shared(wrappedValue: -1, .defaults("\(prefix)\(index)", store: store))
+        held.append(value)
         value.withLock { $0 = index }
         do { try await value.save() } catch { fail("save \(index) failed: \(error)") }
+        saved.withLock { $0.append(monotonicNanoseconds()) }
       }
+      withExtendedLifetime(held) {}
       done.signal()
     }
     done.wait()
+    let data = try! JSONSerialization.data(withJSONObject: ["saved": saved.withLock { $0 }])
+    print(String(decoding: data, as: UTF8.self))
+  }
+
+  static func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
   }
 
   /// The watches the kernel holds for the watcher's inotify descriptor (its `/proc` entry).
