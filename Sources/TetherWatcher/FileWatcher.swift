@@ -27,6 +27,10 @@ package final class FileWatcher: Sendable {
   /// bytes: such a writer is between truncating and writing (a `cp`, a shell's `>`), and a
   /// loaded machine can deschedule it for longer than the maximum wait.
   package let emptiedWait: Duration = .seconds(5)
+  /// How long a folder keeps its watch after its last watched file goes: a key made and
+  /// released again and again (a view's, a command's) would otherwise wait for the watcher
+  /// thread to watch the folder each time (measured: 115 µs a key instead of 13 µs).
+  package let idleFolderLinger: Duration = .seconds(1)
 
   struct Entry {
     let directory: String
@@ -70,6 +74,10 @@ package final class FileWatcher: Sendable {
     var addedDirectories: Set<String> = []
     /// Set when a directory went away: which watches then stand needs every directory.
     var fullSyncNeeded = false
+    /// Directories with no watched file left whose watch stands a while longer, by when they
+    /// became idle (uptime nanoseconds); a file joining one is watched at once.
+    var idleDirectories: [String: UInt64] = [:]
+    var idleReleaseScheduled = false
   }
 
   let state = Mutex(State())
@@ -141,6 +149,7 @@ package final class FileWatcher: Sendable {
           }
         }
         state.directories.values[index].files.insert(path)
+        if !state.idleDirectories.isEmpty { state.idleDirectories[directory] = nil }
         generation = state.directories.values[index].requestedAt
       } else {
         state.requested += 1
@@ -219,24 +228,67 @@ package final class FileWatcher: Sendable {
   // MARK: - Subscriptions and own writes
 
   func unsubscribe(path: String, id: UInt64) {
-    let removedDirectory = state.withLock { state -> Bool in
-      guard var entry = state.files[path] else { return false }
+    enum Outcome { case kept, idle, removed }
+    let outcome = state.withLock { state -> Outcome in
+      guard var entry = state.files[path] else { return .kept }
       entry.subscribers.removeAll { $0.id == id }
       guard entry.subscribers.isEmpty else {
         state.files[path] = entry
-        return false
+        return .kept
       }
       state.files[path] = nil
       state.statistics.watchedFiles -= 1
-      state.statistics.polledPaths[path] = nil
+      let wasPolled = state.statistics.polledPaths.removeValue(forKey: path) != nil
       state.directories[entry.directory]?.files.remove(path)
-      guard state.directories[entry.directory]?.files.isEmpty == true else { return false }
+      guard state.directories[entry.directory]?.files.isEmpty == true else { return .kept }
+      // A polled folder has no watch to keep, and its next file must be polled: it goes now.
+      if !wasPolled && state.statistics.fallback == nil {
+        state.idleDirectories[entry.directory] = DispatchTime.now().uptimeNanoseconds
+        let schedule = !state.idleReleaseScheduled
+        state.idleReleaseScheduled = true
+        return schedule ? .idle : .kept
+      }
       state.directories[entry.directory] = nil
       state.fullSyncNeeded = true
       state.requested += 1
-      return true
+      return .removed
     }
-    if removedDirectory { wake() }
+    switch outcome {
+    case .kept: break
+    case .idle: releaseIdleDirectories(after: idleFolderLinger)
+    case .removed: wake()
+    }
+  }
+
+  /// Releases, once `delay` has passed, the directories idle for ``idleFolderLinger`` by then;
+  /// goes on while any are idle.
+  private func releaseIdleDirectories(after delay: Duration) {
+    delivery.asyncAfter(deadline: .now() + .nanoseconds(Int(delay.nanoseconds))) { [self] in
+      let (released, next) = state.withLock { state -> (Bool, UInt64?) in
+        let now = DispatchTime.now().uptimeNanoseconds
+        let linger = idleFolderLinger.nanoseconds
+        var released = false
+        for (directory, since) in state.idleDirectories where now >= since + linger {
+          state.idleDirectories[directory] = nil
+          // Still without a file (a joining file takes it out of the idle ones).
+          if state.directories[directory]?.files.isEmpty == true {
+            state.directories[directory] = nil
+            released = true
+          }
+        }
+        if released {
+          state.fullSyncNeeded = true
+          state.requested += 1
+        }
+        guard let oldest = state.idleDirectories.values.min() else {
+          state.idleReleaseScheduled = false
+          return (released, nil)
+        }
+        return (released, oldest + linger - min(now, oldest + linger))
+      }
+      if released { wake() }
+      if let next { releaseIdleDirectories(after: .nanoseconds(next)) }
+    }
   }
 
   func expectOwnWrite(path: String, data: Data) {

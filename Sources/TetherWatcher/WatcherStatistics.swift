@@ -1,7 +1,8 @@
 /// What the watcher is doing, for tests, benchmarks and `tether` diagnostics.
 package struct WatcherStatistics: Sendable {
   /// inotify watches held: one per watched directory (or waited-for ancestor), plus the control
-  /// folder's.
+  /// folder's. A folder whose last watched file went keeps its watch for
+  /// ``FileWatcher/idleFolderLinger``.
   package var inotifyWatches = 0
   /// Files with at least one subscriber.
   package var watchedFiles = 0

@@ -153,11 +153,23 @@ final class WatcherThread {
       state.addedDirectories = []
       state.fullSyncNeeded = false
       state.statistics.examinedDirectories += candidates.count
-      let wanted = candidates.filter { directory in
+      var wanted = candidates.filter { directory in
         state.directories[directory]?.files.contains {
           state.statistics.polledPaths[$0] == nil
         }
           ?? false
+      }
+      if !onlyAdded {
+        // An idle directory keeps a watch of its own until it is released; one waited for
+        // through an ancestor (or whose watch went) is released now: nothing needs it.
+        for directory in state.idleDirectories.keys {
+          if watches[directory] != nil {
+            wanted.append(directory)
+          } else {
+            state.idleDirectories[directory] = nil
+            state.directories[directory] = nil
+          }
+        }
       }
       return (Set(wanted), state.requested, onlyAdded)
     }

@@ -16,6 +16,7 @@ enum Helper {
     switch command {
     case "count-watches": countWatches(rest)
     case "release-folders": releaseFolders(rest)
+    case "rewatch-folder": rewatchFolder(rest)
     case "overflow": overflow(rest)
     case "rewatch-deleted-folder": rewatchDeletedFolder(rest)
     case "overflow-lost-wake": overflowLostWake(rest)
@@ -324,6 +325,66 @@ enum Helper {
         "rebuildsAfterDrop": rebuildsAfterDrop,
       ])
     withExtendedLifetime((watchA, watchB)) {}
+  }
+
+  /// `rewatch-folder DIR`: watches DIR/a/one.json, cancels, watches DIR/b/other.json (which the
+  /// watcher thread serves after the cancel's request), then DIR/a/two.json: reports whether the
+  /// folder's kernel watch stood throughout (not removed and made again), whether a write to
+  /// two.json is delivered, how long after the last cancel the watches went, and whether a file
+  /// of a folder deleted and made again while idle is delivered.
+  static func rewatchFolder(_ arguments: [String]) {
+    let (a, b) = (arguments[0] + "/a", arguments[0] + "/b")
+    make(a)
+    make(b)
+    let one = FileWatcher.shared.watch(a + "/one.json") { _ in }
+    let before = Set(inotifyWatchLines())
+    one.cancel()
+    let other = FileWatcher.shared.watch(b + "/other.json") { _ in }
+    let recorder = TextRecorder(awaiting: "2")
+    let two = FileWatcher.shared.watch(a + "/two.json") { recorder.record($0) }
+    let after = Set(inotifyWatchLines())
+    let stood = before.isSubset(of: after) && after.count == before.count + 1
+    write(a + "/two.json", "2")
+    let delivered = recorder.waitAndCount()["delivered"]!
+    two.cancel()
+    other.cancel()
+    let cancelled = ContinuousClock.now
+    let deadline = cancelled + .seconds(20)
+    while FileWatcher.shared.statistics.inotifyWatches != 1 && ContinuousClock.now < deadline {
+      usleep(1_000)
+    }
+    let released = ContinuousClock.now - cancelled
+    let left = inotifyWatchLines().count
+    // Idle again, then deleted and made again: its file is watched afresh.
+    FileWatcher.shared.watch(a + "/three.json") { _ in }.cancel()
+    try! FileManager.default.removeItem(atPath: a)
+    // Once the thread has taken the deleted folder's watch as gone.
+    while inotifyWatchLines().count != 1 && ContinuousClock.now < deadline + .seconds(20) {
+      usleep(1_000)
+    }
+    make(a)
+    let (first, second) = (TextRecorder(awaiting: "3"), TextRecorder(awaiting: "4"))
+    let three = FileWatcher.shared.watch(a + "/three.json") { content in
+      first.record(content)
+      second.record(content)
+    }
+    // The first write may be found by the check a new watch makes; the second needs the watch.
+    write(a + "/three.json", "3")
+    _ = first.waitAndCount()
+    write(a + "/three.json", "4")
+    let deliveredAgain = second.waitAndCount()["delivered"]!
+    withExtendedLifetime(three) {}
+    report(
+      FileWatcher.shared.statistics,
+      extra: [
+        "stood": stood ? 1 : 0, "delivered": delivered, "deliveredAgain": deliveredAgain,
+        "releasedAfterMs": Int(released / .milliseconds(1)), "kernelWatchesLeft": left,
+      ])
+  }
+
+  /// The `inotify wd:` lines of the watcher's `/proc` entry.
+  static func inotifyWatchLines() -> [Substring] {
+    (inotifyInfo(FileWatcher.shared.statistics) ?? []).filter { $0.hasPrefix("inotify wd:") }
   }
 
   /// `move-folder-away DIR`: watches DIR/a/data.json and renames DIR/a to DIR/gone: the file is

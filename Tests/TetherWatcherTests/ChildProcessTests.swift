@@ -222,6 +222,22 @@ import TetherTesting
     }
   }
 
+  /// A key made again in a folder whose last key just went finds the folder still watched (no
+  /// wait for the watcher thread); the watch goes a second later, and a folder deleted while
+  /// idle is watched afresh.
+  @Test func aFolderKeepsItsWatchForAMomentAfterItsLastFile() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(helperPath, ["rewatch-folder", root.path])
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["stood"] as? Int == 1, "\(result.output)")
+      #expect(result.report["delivered"] as? Int == 1, "\(result.output)")
+      #expect(result.report["kernelWatchesLeft"] as? Int == 1, "\(result.output)")
+      let releasedAfter = result.report["releasedAfterMs"] as? Int ?? 0
+      #expect(releasedAfter >= 900, "released \(releasedAfter) ms after the last cancel")
+      #expect(result.report["deliveredAgain"] as? Int == 1, "\(result.output)")
+    }
+  }
+
   /// A watched folder renamed away keeps its kernel watch (it follows the folder): removed, so a
   /// write in the folder's new place is not taken for the file, which is watched at its path.
   @Test func aFolderMovedAwayIsWatchedAtItsPathNotFollowed() async throws {
