@@ -284,7 +284,8 @@ package final class FileWatcher: Sendable {
           state.idleReleaseScheduled = false
           return (released, nil)
         }
-        return (released, oldest + linger - min(now, oldest + linger))
+        let due = oldest + linger
+        return (released, due > now ? due - now : 0)
       }
       if released { wake() }
       if let next { releaseIdleDirectories(after: .nanoseconds(next)) }
