@@ -76,7 +76,10 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
 
   deinit {
     PendingWritesRegistry.unregister(ObjectIdentifier(self))
-    writerIfMade.load(ordering: .acquiring)?.release()
+    guard let writer = writerIfMade.load(ordering: .acquiring)?.takeRetainedValue() else { return }
+    // The last holder went with a change still to write (a trailing one, or one queued): it is
+    // written now rather than at the window's end, and a flush or the exit still finds it.
+    if !writer.isSettled { PendingWritesRegistry.flushSoon(scope: scope) { writer.flushNow() } }
   }
 
   /// How many times the file was written, for tests and benchmarks.

@@ -139,6 +139,9 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   /// Whether a change waits to be written.
   package var hasPending: Bool { lock.withLock { hasPendingChange } }
 
+  /// Whether every change submitted has been written (or has failed): none pending, none queued.
+  package var isSettled: Bool { lock.withLock { !hasPendingChange && queued == 0 } }
+
   /// Writes any pending change now, on the calling thread, and waits for the writes under way.
   package func flushNow() {
     // No queue: nothing was ever queued or timed.

@@ -19,6 +19,31 @@ import TetherTesting
     }
   }
 
+  /// The second of two quick changes waits out the throttle window; the process exits within
+  /// it, holding the key or having released it (and the file's engine with it).
+  @Test(arguments: [[], ["released"]])
+  func aPendingChangeSurvivesTheExit(_ extra: [String]) async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      let result = try await runChild(helperPath, ["defaults-exit-pending", file.path] + extra)
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(contents(file) == "count = 2\n")
+    }
+  }
+
+  @Test func aReleasedKeysPendingChangeIsWrittenByAFlush() async throws {
+    try await withTemporaryDirectory { folder in
+      let store = DefaultsStore(file: folder.appending(path: "defaults.ini"))
+      do {
+        @Shared(.defaults("count", store: store)) var count = 0
+        $count.withLock { $0 = 1 }
+        $count.withLock { $0 = 2 }
+      }
+      await TetherSystem.flush()
+      #expect(contents(store.file) == "count = 2\n")
+    }
+  }
+
   @Test func aURLKeepsItsSchemeHostQueryAndFragment() async throws {
     try await withTemporaryDirectory { folder in
       let store = DefaultsStore(file: folder.appending(path: "defaults.ini"))

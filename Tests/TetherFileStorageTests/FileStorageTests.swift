@@ -16,6 +16,21 @@ import TetherTesting
     }
   }
 
+  /// Its last holder gone with a change waiting out the throttle window, a file's change is
+  /// written soon, and a flush meanwhile writes it.
+  @Test func aReleasedKeysPendingChangeIsWrittenByAFlush() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "count.json")
+      do {
+        @Shared(.fileStorage(url)) var count = 0
+        $count.withLock { $0 = 1 }
+        $count.withLock { $0 = 2 }
+      }
+      await TetherSystem.flush()
+      #expect(text(url) == "2")
+    }
+  }
+
   @Test func firstUseCreatesNoFileAndTheFirstChangeWritesAtOnce() async throws {
     try await withTemporaryDirectory { folder in
       let url = folder.appending(path: "count.json")

@@ -30,6 +30,7 @@ enum Helper {
     case "watch-folders": watchFolders(rest)
     case "save-loop": saveLoop(rest)
     case "exit-pending": exitPending(rest)
+    case "defaults-exit-pending": defaultsExitPending(rest)
     case "term-pending": termPending(rest)
     case "wait-for": waitFor(rest)
     case "write": writeValue(rest)
@@ -482,12 +483,24 @@ enum Helper {
     done.wait()
   }
 
-  /// `exit-pending FILE`: leaves 2 pending in the throttle window, then calls `exit(0)`.
+  /// `exit-pending FILE [released]`: leaves 2 pending in the throttle window, then calls
+  /// `exit(0)`; with `released`, once its holder (and the file's store with it) has gone.
   static func exitPending(_ arguments: [String]) {
-    let value = Shared(wrappedValue: 0, .fileStorage(URL(filePath: arguments[0])))
-    value.withLock { $0 = 1 }  // the leading write
-    value.withLock { $0 = 2 }  // pending until the window ends, a second from now
-    exit(0)
+    var value: Shared<Int>? = Shared(wrappedValue: 0, .fileStorage(URL(filePath: arguments[0])))
+    value?.withLock { $0 = 1 }  // the leading write
+    value?.withLock { $0 = 2 }  // pending until the window ends, a second from now
+    if arguments.dropFirst().first == "released" { value = nil }
+    withExtendedLifetime(value) { exit(0) }
+  }
+
+  /// `defaults-exit-pending FILE [released]`: exit-pending for a defaults key `count`.
+  static func defaultsExitPending(_ arguments: [String]) {
+    let store = DefaultsStore(file: URL(filePath: arguments[0]))
+    var value: Shared<Int>? = Shared(wrappedValue: 0, .defaults("count", store: store))
+    value?.withLock { $0 = 1 }
+    value?.withLock { $0 = 2 }
+    if arguments.dropFirst().first == "released" { value = nil }
+    withExtendedLifetime(value) { exit(0) }
   }
 
   /// `term-pending FILE READY`: like exit-pending, with `flushOnTermination`; creates READY and

@@ -49,7 +49,12 @@ import TetherWatcher
       "Python os.replace",
       "python3 -c \"import os,tempfile; fd,p=tempfile.mkstemp(dir='.'); os.write(fd,b'2'); os.close(fd); os.replace(p,'data.json')\""
     ),
-    ("rm then recreate", "rm data.json && printf 2 > data.json"),
+    // In one process too: between `rm` exiting and the shell's `>` a loaded machine can pass
+    // the settle delay, and the file is then rightly delivered as missing first.
+    (
+      "rm then recreate",
+      "python3 -c \"import os; os.remove('data.json'); open('data.json','w').write('2')\""
+    ),
     // In one process: with `mv` twice, the file stayed away for two of them starting, which a
     // loaded machine stretched past the settle delay (it is then rightly delivered as missing).
     (

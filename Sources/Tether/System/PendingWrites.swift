@@ -45,6 +45,28 @@ package enum PendingWritesRegistry {
   }
 }
 
+extension PendingWritesRegistry {
+  /// Keeps the writes of an object going away registered until `flush` has run once, soon, on
+  /// a background queue: a change no holder is left to wait for is still written, and a flush
+  /// or the process's exit meanwhile writes it too.
+  package static func flushSoon(scope: TetherScope, _ flush: @escaping @Sendable () -> Void) {
+    let writes = LastWrites(flush: flush)
+    register(writes, scope: scope)
+    DispatchQueue.global().async {
+      writes.flushNow()
+      unregister(ObjectIdentifier(writes))
+    }
+  }
+}
+
+private final class LastWrites: PendingWrites {
+  let flush: @Sendable () -> Void
+
+  init(flush: @escaping @Sendable () -> Void) { self.flush = flush }
+
+  func flushNow() { flush() }
+}
+
 extension TetherSystem {
   /// Writes every pending throttled save now, and returns when they are on disk.
   ///
