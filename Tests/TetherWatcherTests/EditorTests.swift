@@ -7,7 +7,11 @@ import TetherTesting
 import TetherWatcher
 
 /// Every way editors and tools save a file ends in one delivery of the final content.
-@Suite(.timeLimit(.minutes(2))) struct EditorTests {
+///
+/// One tool at a time: a `rm` and its recreation (or a `mv` away and back) are two system calls
+/// that a process stalled between them for longer than the settle delay rightly turns into two
+/// changes, and twenty Python processes starting at once on two cores stalled them so.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct EditorTests {
   /// Watches `data.json` (holding `initial`) in `folder`, runs `change`, and expects exactly one
   /// delivery, of `final`. A sentinel write afterwards proves nothing else was delivered between.
   func expectOneDelivery(
