@@ -97,12 +97,14 @@ private func onThreadOfItsOwn<T: Sendable>(_ work: @escaping @Sendable () -> T) 
   }
 }
 
-/// Runs a shell script in `folder`, recording an issue if it fails.
+/// Runs a shell script in `folder`, recording an issue if it fails; returns what it printed.
+@discardableResult
 public func shell(
   _ script: String, in folder: URL, sourceLocation: SourceLocation = #_sourceLocation
-) async throws {
+) async throws -> ChildResult {
   let quoted = "'" + folder.path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
   let result = try await runChild("/bin/sh", ["-c", "cd \(quoted) && \(script)"])
   #expect(
     result.status == 0, "\(script) failed: \(result.errors)", sourceLocation: sourceLocation)
+  return result
 }

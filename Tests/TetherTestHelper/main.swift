@@ -76,7 +76,7 @@ enum Helper {
       usleep(1_000)
     }
     let statistics = FileWatcher.shared.statistics
-    let kernel = inotifyInfo(statistics)?.filter { $0.hasPrefix("inotify wd:") }.count ?? -1
+    let kernel = kernelWatches()
     report(statistics, extra: ["kernelWatches": kernel, "rebuilds": statistics.rebuilds])
   }
 
@@ -338,12 +338,12 @@ enum Helper {
     make(a)
     make(b)
     let one = FileWatcher.shared.watch(a + "/one.json") { _ in }
-    let before = Set(inotifyWatchLines())
+    let before = Set(inotifyWatchLines() ?? [])
     one.cancel()
     let other = FileWatcher.shared.watch(b + "/other.json") { _ in }
     let recorder = TextRecorder(awaiting: "2")
     let two = FileWatcher.shared.watch(a + "/two.json") { recorder.record($0) }
-    let after = Set(inotifyWatchLines())
+    let after = Set(inotifyWatchLines() ?? [])
     let stood = before.isSubset(of: after) && after.count == before.count + 1
     write(a + "/two.json", "2")
     let delivered = recorder.waitAndCount()["delivered"]!
@@ -355,12 +355,12 @@ enum Helper {
       usleep(1_000)
     }
     let released = ContinuousClock.now - cancelled
-    let left = inotifyWatchLines().count
+    let left = kernelWatches()
     // Idle again, then deleted and made again: its file is watched afresh.
     FileWatcher.shared.watch(a + "/three.json") { _ in }.cancel()
     try! FileManager.default.removeItem(atPath: a)
     // Once the thread has taken the deleted folder's watch as gone.
-    while inotifyWatchLines().count != 1 && ContinuousClock.now < deadline + .seconds(20) {
+    while kernelWatches() != 1 && ContinuousClock.now < deadline + .seconds(20) {
       usleep(1_000)
     }
     make(a)
@@ -383,9 +383,9 @@ enum Helper {
       ])
   }
 
-  /// The `inotify wd:` lines of the watcher's `/proc` entry.
-  static func inotifyWatchLines() -> [Substring] {
-    (inotifyInfo(FileWatcher.shared.statistics) ?? []).filter { $0.hasPrefix("inotify wd:") }
+  /// The `inotify wd:` lines of the watcher's `/proc` entry, once it has one: a line a watch.
+  static func inotifyWatchLines() -> [Substring]? {
+    inotifyInfo(FileWatcher.shared.statistics)?.filter { $0.hasPrefix("inotify wd:") }
   }
 
   /// `move-folder-away DIR`: watches DIR/a/data.json and renames DIR/a to DIR/gone: the file is
@@ -619,9 +619,7 @@ enum Helper {
   }
 
   /// The watches the kernel holds for the watcher's inotify descriptor (its `/proc` entry).
-  static func kernelWatches() -> Int {
-    inotifyInfo(FileWatcher.shared.statistics)?.count { $0.hasPrefix("inotify wd:") } ?? -1
-  }
+  static func kernelWatches() -> Int { inotifyWatchLines()?.count ?? -1 }
 
   /// The lines of the `/proc` entry of the watcher's inotify descriptor, once it has one.
   static func inotifyInfo(_ statistics: WatcherStatistics) -> [Substring]? {

@@ -33,15 +33,10 @@ import TetherWatcher
     await expectEventually(timeout: .seconds(30), sourceLocation: sourceLocation) {
       deliveries.lastIs("sentinel")
     }
-    let statistics = FileWatcher.shared.statistics
     let expected: [FileContent] = [.data(Data(final.utf8)), .data(Data("sentinel".utf8))]
     #expect(
       deliveries.all == expected || wasAway && deliveries.all == [.missing] + expected,
-      Comment(
-        rawValue: "overflows \(statistics.overflows), rebuilds \(statistics.rebuilds), "
-          + "fallback \(String(describing: statistics.fallback)), "
-          + "polled \(statistics.polledPaths.count)"),
-      sourceLocation: sourceLocation)
+      watcherState(), sourceLocation: sourceLocation)
     watch.cancel()
   }
 
@@ -114,13 +109,9 @@ import TetherWatcher
       seen.withLock { $0.last == 3 }
     }
     listener.cancel()
-    let statistics = FileWatcher.shared.statistics
     let changes = seen.withLock { $0 }
     #expect(
-      changes == [1, 2, 3] || wasAway && changes == [1, 0, 2, 3],
-      Comment(
-        rawValue: "overflows \(statistics.overflows), rebuilds \(statistics.rebuilds), "
-          + "fallback \(String(describing: statistics.fallback))"),
+      changes == [1, 2, 3] || wasAway && changes == [1, 0, 2, 3], watcherState(),
       sourceLocation: sourceLocation)
     #expect($value.loadError == nil, sourceLocation: sourceLocation)
   }
@@ -190,11 +181,17 @@ import TetherWatcher
   func runTool(
     _ script: String, in folder: URL, sourceLocation: SourceLocation = #_sourceLocation
   ) async throws -> Bool {
-    let quoted = "'" + folder.path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
-    let result = try await runChild("/bin/sh", ["-c", "cd \(quoted) && \(script)"])
-    #expect(
-      result.status == 0, "\(script) failed: \(result.errors)", sourceLocation: sourceLocation)
-    let away = Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    let output = try await shell(script, in: folder, sourceLocation: sourceLocation).output
+    let away = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     return .milliseconds(away) >= FileWatcher.shared.settleDelay
+  }
+
+  /// What the watcher went through, for a failure's message.
+  func watcherState() -> Comment {
+    let statistics = FileWatcher.shared.statistics
+    return Comment(
+      rawValue: "overflows \(statistics.overflows), rebuilds \(statistics.rebuilds), "
+        + "fallback \(String(describing: statistics.fallback)), "
+        + "polled \(statistics.polledPaths.count)")
   }
 }
