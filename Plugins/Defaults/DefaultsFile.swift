@@ -357,7 +357,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
       }
       watch?.willWrite(data)
       do {
-        try AtomicFile.write(data, to: path, durable: false, expected: current)
+        try AtomicFile.write(data, to: path, durable: false, expected: current, spare: true)
       } catch is AtomicFile.Conflict {
         watch?.writeFailed(data)
         continue

