@@ -28,8 +28,9 @@ package enum AtomicFile {
   /// When `expected` is given and the file does not hold it as it is replaced, it is left (or
   /// put back) as it was and ``Conflict`` is thrown: an external edit is never overwritten
   /// unseen, on file systems with `renameat2`'s exchange (ext4, XFS, Btrfs, tmpfs, overlayfs).
-  /// With `spare`, the temp file is the kept `.<name>.tether-spare`: only for callers that never
-  /// write `path` from two places at once.
+  /// With `spare`, the temp file is the kept `.<name>.tether-spare`: only for callers whose
+  /// writes of `path` never overlap, in any process (the defaults take a `flock` around theirs;
+  /// file storage, which takes none, makes a new temp file per write).
   package static func write(
     _ data: Data, to path: String, durable: Bool, expected: FileContent?, spare: Bool = false
   ) throws {
