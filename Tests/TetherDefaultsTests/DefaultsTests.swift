@@ -276,4 +276,32 @@ import TetherTesting
       #expect(names == [".defaults.ini.lock", ".defaults.ini.tether-spare", "defaults.ini"])
     }
   }
+
+  /// A defaults file that is a symbolic link (a dotfiles manager's) stays one: writes go to its
+  /// target, with the lock and the spare beside the target.
+  @Test func aLinkedDefaultsFileStaysALinkAndItsTargetIsWritten() async throws {
+    try await withTemporaryDirectory { folder in
+      let dotfiles = folder.appending(path: "dotfiles")
+      let config = folder.appending(path: "config")
+      for url in [dotfiles, config] {
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+      }
+      let target = dotfiles.appending(path: "app.ini")
+      try Data("# mine\ncount = 1\n".utf8).write(to: target)
+      let link = config.appending(path: "defaults.ini")
+      try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+      @Shared(.defaults("count", store: DefaultsStore(file: link))) var count = 0
+      #expect(count == 1)
+      for value in 2...3 {
+        $count.withLock { $0 = value }
+        try await $count.save()
+      }
+      #expect(contents(target) == "# mine\ncount = 3\n")
+      let destination = try FileManager.default.destinationOfSymbolicLink(atPath: link.path)
+      #expect(destination == target.path)
+      #expect(try FileManager.default.contentsOfDirectory(atPath: config.path) == ["defaults.ini"])
+      let beside = try FileManager.default.contentsOfDirectory(atPath: dotfiles.path).sorted()
+      #expect(beside == [".app.ini.lock", ".app.ini.tether-spare", "app.ini"])
+    }
+  }
 }
