@@ -168,7 +168,8 @@ package enum AtomicFile {
   private static func openSpare(beside path: String, in folder: String) throws -> (Int32, String) {
     let spare = "\(folder)/.\(LexicalPath.name(of: path))\(spareSuffix)"
     var createdFolder = false
-    while true {
+    // Removed at most twice: something that keeps putting a link there is not written through.
+    for _ in 0..<3 {
       let fd: Int32
       do {
         fd = try systemCall("open", path: spare) {
@@ -184,15 +185,18 @@ package enum AtomicFile {
         createdFolder = true
         continue
       }
+      let isOwn: Bool
       do {
-        if try isOwnPlainFile(fd, path: spare) { return (fd, spare) }
-        close(fd)
-        try removeSpare(spare)
+        isOwn = try isOwnPlainFile(fd, path: spare)
       } catch {
         close(fd)
         throw error
       }
+      if isOwn { return (fd, spare) }
+      close(fd)
+      try removeSpare(spare)
     }
+    throw SystemError(call: "open", path: spare, code: EEXIST)
   }
 
   private static func isOwnPlainFile(_ fd: Int32, path: String) throws(SystemError) -> Bool {
