@@ -36,7 +36,7 @@ import TetherWatcher
     let expected: [FileContent] = [.data(Data(final.utf8)), .data(Data("sentinel".utf8))]
     #expect(
       deliveries.all == expected || wasAway && deliveries.all == [.missing] + expected,
-      watcherState(), sourceLocation: sourceLocation)
+      "\(deliveries.all); \(watcherState())", sourceLocation: sourceLocation)
     watch.cancel()
   }
 
@@ -111,8 +111,8 @@ import TetherWatcher
     listener.cancel()
     let changes = seen.withLock { $0 }
     #expect(
-      changes == [1, 2, 3] || wasAway && changes == [1, 0, 2, 3], watcherState(),
-      sourceLocation: sourceLocation)
+      changes == [1, 2, 3] || wasAway && changes == [1, 0, 2, 3],
+      "\(changes); \(watcherState())", sourceLocation: sourceLocation)
     #expect($value.loadError == nil, sourceLocation: sourceLocation)
   }
 
@@ -187,11 +187,10 @@ import TetherWatcher
   }
 
   /// What the watcher went through, for a failure's message.
-  func watcherState() -> Comment {
+  func watcherState() -> String {
     let statistics = FileWatcher.shared.statistics
-    return Comment(
-      rawValue: "overflows \(statistics.overflows), rebuilds \(statistics.rebuilds), "
-        + "fallback \(String(describing: statistics.fallback)), "
-        + "polled \(statistics.polledPaths.count)")
+    return "overflows \(statistics.overflows), rebuilds \(statistics.rebuilds), "
+      + "fallback \(String(describing: statistics.fallback)), "
+      + "polled \(statistics.polledPaths.count)"
   }
 }
