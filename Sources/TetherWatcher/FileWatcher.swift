@@ -42,6 +42,9 @@ package final class FileWatcher: Sendable {
     /// a create or a modification, not a close after writing, a rename or a removal): what it
     /// holds may be half written, such as truncated and not yet filled again.
     var beingWritten = false
+    /// Events the thread has read for the file since `known` was taken: an empty file that none
+    /// accounts for is being truncated (see `check`).
+    var eventsSinceKnown = 0
   }
 
   struct Directory {
@@ -300,6 +303,7 @@ package final class FileWatcher: Sendable {
     state.withLock { state in
       guard state.files[path] != nil else { return }
       state.files[path]?.known = .data(data)
+      state.files[path]?.eventsSinceKnown = 0
       if let index = state.files[path]?.ownWrites.firstIndex(of: data) {
         state.files[path]?.ownWrites.remove(at: index)
       }
@@ -340,6 +344,15 @@ package final class FileWatcher: Sendable {
       // the file is checked once more.
       if !caughtUp {
         return afterQueuedEvents { [self] in check(path, firstEvent: firstEvent, caughtUp: true) }
+      }
+      // `open(O_TRUNC)` empties a file before it updates the file's times and queues its event
+      // (traced: a writer descheduled there had its file delivered empty, its event read 2 ms
+      // later). An empty file no event accounts for yet is checked again a settle delay later.
+      if content == .data(Data()),
+        state.withLock({ $0.files[path]?.eventsSinceKnown == 0 }),
+        settler.postpone(path, firstEvent: firstEvent, changedAgo: 0, limit: maxWait)
+      {
+        return
       }
       outcome = take(content, of: path, confirmed: true)
     }
@@ -435,6 +448,7 @@ package final class FileWatcher: Sendable {
         ownWrite = false
       }
       entry.known = content
+      entry.eventsSinceKnown = 0
       state.files[path] = entry
       return ownWrite ? .unchanged : .deliver(entry.subscribers.map(\.deliver))
     }

@@ -100,8 +100,9 @@ final class WatcherThread {
     let (isWatched, tap, awaited) = watcher.state.withLock {
       state -> (Bool, (@Sendable (String) -> Void)?, [String]) in
       let isWatched = state.files[file] != nil
-      if isWatched, let writing = event.writerStillOpen {
-        state.files[file]?.beingWritten = writing
+      if isWatched {
+        state.files[file]?.eventsSinceKnown += 1
+        if let writing = event.writerStillOpen { state.files[file]?.beingWritten = writing }
       }
       // Only a folder's event can make a waited-for folder appear: the scan is not per event.
       guard event.has(IN_ISDIR) else { return (isWatched, state.eventTap, []) }
