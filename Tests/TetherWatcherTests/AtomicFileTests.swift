@@ -101,7 +101,7 @@ import TetherWatcher
         try AtomicFile.write(
           Data(version.utf8), to: path, durable: false, expected: expected, spare: true)
         #expect(FileContent.read(path) == .data(Data(version.utf8)))
-        inodes.append(try #require(inode(path)))
+        inodes.append(try inode(URL(filePath: path)))
         expected = .data(Data(version.utf8))
       }
       // Written over the one before last each time, exactly to its length.
@@ -157,10 +157,5 @@ import TetherWatcher
         #expect(Int(info.st_mode & 0o7777) == mode, "\(version)")
       }
     }
-  }
-
-  private func inode(_ path: String) -> UInt64? {
-    var info = stat()
-    return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
   }
 }
