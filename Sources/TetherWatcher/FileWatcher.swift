@@ -43,7 +43,7 @@ package final class FileWatcher: Sendable {
     /// holds may be half written, such as truncated and not yet filled again.
     var beingWritten = false
     /// Events the thread has read for the file since `known` was taken: an empty file that none
-    /// accounts for is being truncated (see `check`).
+    /// accounts for is being truncated (see `take`).
     var eventsSinceKnown = 0
   }
 
@@ -345,15 +345,6 @@ package final class FileWatcher: Sendable {
       if !caughtUp {
         return afterQueuedEvents { [self] in check(path, firstEvent: firstEvent, caughtUp: true) }
       }
-      // `open(O_TRUNC)` empties a file before it updates the file's times and queues its event
-      // (traced: a writer descheduled there had its file delivered empty, its event read 2 ms
-      // later). An empty file no event accounts for yet is checked again a settle delay later.
-      if content == .data(Data()),
-        state.withLock({ $0.files[path]?.eventsSinceKnown == 0 }),
-        settler.postpone(path, firstEvent: firstEvent, changedAgo: 0, limit: maxWait)
-      {
-        return
-      }
       outcome = take(content, of: path, confirmed: true)
     }
     guard case .deliver(let subscribers) = outcome else { return }
@@ -443,7 +434,13 @@ package final class FileWatcher: Sendable {
       let ownWrite: Bool
       if case .data(let data) = content {
         ownWrite = entry.ownWrites.contains(data)
-        if !ownWrite && !confirmed { return .unconfirmed(beingWritten: entry.beingWritten) }
+        // `open(O_TRUNC)` empties a file before it updates the file's times and queues its
+        // event (traced: a writer descheduled there had its file delivered empty, the event
+        // read 2 ms later): an empty file no event accounts for yet is being truncated.
+        let truncating = data.isEmpty && entry.eventsSinceKnown == 0
+        if !ownWrite && !confirmed {
+          return .unconfirmed(beingWritten: entry.beingWritten || truncating)
+        }
       } else {
         ownWrite = false
       }
