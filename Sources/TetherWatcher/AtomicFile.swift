@@ -52,7 +52,7 @@ package enum AtomicFile {
     _ data: Data, to path: String, folder: String, durable: Bool, expected: FileContent?,
     spare: Bool
   ) throws {
-    let (fd, temporary) =
+    let (fd, temporary, ours) =
       spare
       ? try openSpare(beside: path, in: folder) : try createTemporary(beside: path, in: folder)
     var renamed = false
@@ -78,8 +78,6 @@ package enum AtomicFile {
     }
     var existing = stat()
     if stat(path, &existing) == 0 {
-      var ours = stat()
-      try systemCall("fstat", path: temporary) { fstat(fd, &ours) }
       // Only when they differ from the temp file's: each change is an event for every watcher.
       if existing.st_mode & 0o7777 != ours.st_mode & 0o7777 {
         try systemCall("fchmod", path: temporary) { fchmod(fd, existing.st_mode & 0o7777) }
@@ -162,47 +160,34 @@ package enum AtomicFile {
   }
 
   /// Opens `.<name>.tether-spare` beside `path` for writing over, creating it (mode `0600`)
-  /// when it is missing. One that is not a plain file of its own (a symbolic link, or a file
-  /// with another name too, as the replaced file has when the user linked it elsewhere) is
-  /// removed first: writing over it would change what it shares.
-  private static func openSpare(beside path: String, in folder: String) throws -> (Int32, String) {
+  /// when it is missing; returns it with its `stat`. One that is not a plain file of its own (a
+  /// symbolic link, or a file with another name too, as the replaced file has when the user
+  /// linked it elsewhere) is removed first: writing over it would change what it shares.
+  private static func openSpare(
+    beside path: String, in folder: String
+  ) throws -> (Int32, String, stat) {
     let spare = "\(folder)/.\(LexicalPath.name(of: path))\(spareSuffix)"
-    var createdFolder = false
     // Removed at most twice: something that keeps putting a link there is not written through.
     for _ in 0..<3 {
       let fd: Int32
       do {
-        fd = try systemCall("open", path: spare) {
-          open(spare, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        }
-      } catch {
-        if error.code == ELOOP {
-          try removeSpare(spare)
-          continue
-        }
-        guard error.code == ENOENT, !createdFolder else { throw error }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        createdFolder = true
+        fd = try openMakingFolder(spare, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, in: folder)
+      } catch let error as SystemError where error.code == ELOOP {
+        try removeSpare(spare)
         continue
       }
-      let isOwn: Bool
+      var info = stat()
       do {
-        isOwn = try isOwnPlainFile(fd, path: spare)
+        try systemCall("fstat", path: spare) { fstat(fd, &info) }
       } catch {
         close(fd)
         throw error
       }
-      if isOwn { return (fd, spare) }
+      if info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 1 { return (fd, spare, info) }
       close(fd)
       try removeSpare(spare)
     }
     throw SystemError(call: "open", path: spare, code: EEXIST)
-  }
-
-  private static func isOwnPlainFile(_ fd: Int32, path: String) throws(SystemError) -> Bool {
-    var info = stat()
-    try systemCall("fstat", path: path) { fstat(fd, &info) }
-    return info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 1
   }
 
   private static func removeSpare(_ spare: String) throws(SystemError) {
@@ -217,27 +202,44 @@ package enum AtomicFile {
   /// so the clean-up of crashed writers' files leaves it).
   static let spareSuffix = ".tether-spare"
 
-  /// Creates `.<name>.tether-XXXXXX` (random, `O_EXCL|O_CLOEXEC`, mode `0600`) beside `path`,
-  /// and the folder when it is missing.
+  /// Creates `.<name>.tether-XXXXXX` (random, `O_EXCL|O_CLOEXEC`, mode `0600`) beside `path`;
+  /// returns it with its `stat`.
   private static func createTemporary(
     beside path: String, in folder: String
-  ) throws -> (Int32, String) {
+  ) throws -> (Int32, String, stat) {
     let name = LexicalPath.name(of: path)
-    var createdFolder = false
     while true {
       let temporary = "\(folder)/.\(name)\(marker)\(randomSuffix())"
+      let fd: Int32
       do {
-        let fd = try systemCall("open", path: temporary) {
-          open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        }
-        return (fd, temporary)
-      } catch {
-        // (One `catch` for both cases: two guarded ones crash the 6.3.1 compiler here.)
-        if error.code == EEXIST { continue }
-        guard error.code == ENOENT, !createdFolder else { throw error }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        createdFolder = true
+        fd = try openMakingFolder(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, in: folder)
+      } catch let error as SystemError where error.code == EEXIST {
+        continue
       }
+      var info = stat()
+      do {
+        try systemCall("fstat", path: temporary) { fstat(fd, &info) }
+      } catch {
+        close(fd)
+        unlink(temporary)
+        throw error
+      }
+      return (fd, temporary, info)
+    }
+  }
+
+  /// Opens `path` (mode `0600` when created), making its folder first when it is missing.
+  private static func openMakingFolder(
+    _ path: String, _ flags: Int32, in folder: String
+  ) throws -> Int32 {
+    func attempt() throws(SystemError) -> Int32 {
+      try systemCall("open", path: path) { open(path, flags, 0o600) }
+    }
+    do {
+      return try attempt()
+    } catch  where error.code == ENOENT {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      return try attempt()
     }
   }
 
