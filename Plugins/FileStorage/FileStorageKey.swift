@@ -54,29 +54,28 @@ extension SharedReaderKey {
 /// to `/a/b.json` are one key, and writes go through the link to its target.
 public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   /// The file, resolved through symlinks.
-  public var url: URL { URL(filePath: path) }
-  /// Kept as a path: a `URL` made, or its path read, per key cost more than the key's own work.
-  private let path: String
+  public var url: URL { URL(filePath: store.path) }
+  // Two references and nothing else: a key fits in an existential's inline buffer, so a holder
+  // keeps it as `any SharedKey` without boxing it (a key with its path and closures inline was
+  // boxed twice a holder), and copies it with two retains. The store holds the path.
   private let store: FileStore<Value>
-  private let encoder: FileEncoder<Value>
-  private let decode: @Sendable (Data) throws -> Value
+  private let coder: FileCoder<Value>
 
   init(
     url: URL, settings: FileStorageSettings,
     encode: @escaping @Sendable (Value) throws -> Data,
     decode: @escaping @Sendable (Data) throws -> Value
   ) {
-    let resolved = ResolvedPath.of(url)
-    self.path = resolved
+    // Hashed once for the tables it is looked up in (the id's, the store's, the watcher's).
+    let resolved = HashedPath(ResolvedPath.of(url))
     let scope = TetherScope.current
     self.store = scope.local(FileStores.self) { FileStores(scope: scope) }
       .store(path: resolved, of: Value.self, settings: settings)
-    self.encoder = FileEncoder(encode)
-    self.decode = decode
+    self.coder = FileCoder(encode: encode, decode: decode)
   }
 
   /// The resolved path.
-  public var id: FileStorageKeyID { FileStorageKeyID(path: path) }
+  public var id: FileStorageKeyID { FileStorageKeyID(store.key) }
 
   /// `.fileStorage(file:///…/facts.json)`.
   public var description: String { ".fileStorage(\(url.absoluteString))" }
@@ -90,14 +89,14 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
 
   /// Reads and decodes the file; a missing or empty file is "no value".
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
-    store.load(decode: decode, into: continuation)
+    store.load(decode: coder.decode, into: continuation)
   }
 
   /// Delivers every change made to the file outside this process's shared references.
   public func subscribe(
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    store.subscribe(saved: subscriber.yieldSaveResult) { [store, decode] content in
+    store.subscribe(saved: subscriber.yieldSaveResult) { [store, coder] content in
       switch content {
       case .missing:
         subscriber.yieldReturningInitialValue()
@@ -107,7 +106,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
         subscriber.yieldReturningInitialValue()
       case .data(let data):
         do {
-          subscriber.yield(try decode(data))
+          subscriber.yield(try coder.decode(data))
         } catch {
           // As at the first load: the default, and the decoding error (the bytes are backed
           // up before a write replaces them).
@@ -121,12 +120,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
 
   /// Writes the value: throttled after `withLock`, at once for `save()`.
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
-    store.save(value, context: context, encoder: encoder, continuation: continuation)
+    store.save(value, context: context, encoder: coder, continuation: continuation)
   }
 
   /// Takes a `withLock` change for the throttled writer; its outcome goes to the subscribers.
   public func _saveInline(_ value: Value) -> Bool {
-    store.saveInline(value, encoder: encoder)
+    store.saveInline(value, encoder: coder)
     return true
   }
 }
@@ -135,6 +134,21 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
 public struct FileStorageKeyID: Hashable, Sendable {
   /// The resolved, standardized path.
   public let path: String
+  /// The path's hash, computed once with the key's.
+  private let hash: Int
+
+  init(_ path: HashedPath) {
+    self.path = path.string
+    self.hash = path.stringHash
+  }
+
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.hash == rhs.hash && lhs.path == rhs.path
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(hash)
+  }
 }
 
 /// The coders of keys made without their own, as `fileStorage(_:encoder:decoder:)`'s defaults

@@ -12,7 +12,11 @@ import TetherWatcher
 final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   private typealias State = FileStoreState
 
-  let path: String
+  /// The file's resolved path (normalized, so the watcher takes it as it is) and its folder,
+  /// hashed once for the watcher's tables.
+  let key: HashedPath
+  private let directory: HashedPath
+  var path: String { key.string }
   let settings: FileStorageSettings
 
   private let state = LockedState(FileStoreState())
@@ -63,15 +67,16 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   /// subscriptions. One waiter for every such change, made once, in one group: a burst keeps one.
   private let inlineWaiter: WriteWaiter
 
-  init(path: String, settings: FileStorageSettings, scope: TetherScope) {
-    self.path = path
+  init(path: HashedPath, settings: FileStorageSettings, scope: TetherScope) {
+    self.key = path
+    self.directory = HashedPath(LexicalPath.parent(of: path.string))
     self.settings = settings
     self.scope = scope
     let state = state
     self.inlineWaiter = WriteWaiter(
       group: ObjectIdentifier(state),
       completion: { result in FileStore.tellHolders(result, state: state) })
-    AtomicFile.removeStaleTemporaries(of: path)
+    AtomicFile.removeStaleTemporaries(of: path.string)
   }
 
   deinit {
@@ -96,7 +101,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   /// Resumes rather than returns: a `Value?` in this unspecialized code has its metadata looked
   /// up at run time.
   func load(decode: (Data) throws -> Value, into continuation: LoadContinuation<Value>) {
-    let mark = FileWatcher.shared.mark(path)
+    let mark = FileWatcher.shared.mark(in: directory)
     let content = FileContent.read(path)
     guard case .data(let data) = content, !data.isEmpty else {
       remember(content, since: mark)
@@ -128,7 +133,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   // MARK: Saving
 
   func save(
-    _ value: Value, context: SaveContext, encoder: FileEncoder<Value>,
+    _ value: Value, context: SaveContext, encoder: FileCoder<Value>,
     continuation: SaveContinuation
   ) {
     // The store holds the writer until it goes, and `self` is alive here.
@@ -148,7 +153,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   }
 
   /// Takes a change made through `withLock`, throttled; its outcome goes to the subscribers.
-  func saveInline(_ value: Value, encoder: FileEncoder<Value>) {
+  func saveInline(_ value: Value, encoder: FileCoder<Value>) {
     writer._withUnsafeGuaranteedRef { writer in
       writer.submit(encoder.change(value), immediately: false, waiter: inlineWaiter)
     }
@@ -207,7 +212,8 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     }
     if needsWatch {
       let (baseline, mark) = state.withLock { ($0.loaded, $0.loadedSince) }
-      let watch = FileWatcher.shared.watch(path, baseline: baseline, readSince: mark) {
+      let watch = FileWatcher.shared.watch(key, in: directory, baseline: baseline, readSince: mark)
+      {
         [weak self] content in self?.receive(content)
       }
       state.withLock { state in

@@ -1,10 +1,11 @@
 import Synchronization
 import Tether
+import TetherWatcher
 
 /// The file stores of one scope, one per path and value type, kept while a key holds them.
 final class FileStores: Sendable {
   private struct Slot: Hashable {
-    let path: String
+    let path: HashedPath
     let type: ObjectIdentifier
   }
 
@@ -20,7 +21,7 @@ final class FileStores: Sendable {
   }
 
   func store<Value: Sendable>(
-    path: String, of type: Value.Type, settings: FileStorageSettings
+    path: HashedPath, of type: Value.Type, settings: FileStorageSettings
   ) -> FileStore<Value> {
     let (object, isLive) = stores.withLock { stores -> (AnyObject, Bool) in
       let slot = Slot(path: path, type: ObjectIdentifier(type))

@@ -21,12 +21,18 @@ protocol ErasedFileEncoder: AnyObject, Sendable {
   func encode(erased value: any Sendable) throws -> Data
 }
 
-/// A key's encoding, made once per key so that each save hands it on with one retain.
-final class FileEncoder<Value: Sendable>: ErasedFileEncoder {
+/// A key's encoding and decoding, made once per key so that each save hands it on with one
+/// retain.
+final class FileCoder<Value: Sendable>: ErasedFileEncoder {
   let encode: @Sendable (Value) throws -> Data
+  let decode: @Sendable (Data) throws -> Value
 
-  init(_ encode: @escaping @Sendable (Value) throws -> Data) {
+  init(
+    encode: @escaping @Sendable (Value) throws -> Data,
+    decode: @escaping @Sendable (Data) throws -> Value
+  ) {
     self.encode = encode
+    self.decode = decode
   }
 
   /// A change of `FileStore<Value>` pairs this encoder with a `Value` only, so the cast holds.

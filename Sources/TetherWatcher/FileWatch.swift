@@ -7,12 +7,13 @@ package import Foundation
 /// ``didWrite(_:)`` after, ``writeFailed(_:)`` if it could not.
 package final class FileWatch: Sendable {
   /// The watched path, absolute and standardized.
-  package let path: String
+  package var path: String { key.string }
+  private let key: HashedPath
   private let id: UInt64
   private let watcher: FileWatcher
 
-  init(path: String, id: UInt64, watcher: FileWatcher) {
-    self.path = path
+  init(key: HashedPath, id: UInt64, watcher: FileWatcher) {
+    self.key = key
     self.id = id
     self.watcher = watcher
   }
@@ -20,17 +21,17 @@ package final class FileWatch: Sendable {
   deinit { cancel() }
 
   /// Stops deliveries to this subscription.
-  package func cancel() { watcher.unsubscribe(path: path, id: id) }
+  package func cancel() { watcher.unsubscribe(key, id: id) }
 
   /// `data` is about to replace the file: content equal to it is ours, not an external change.
-  package func willWrite(_ data: Data) { watcher.expectOwnWrite(path: path, data: data) }
+  package func willWrite(_ data: Data) { watcher.expectOwnWrite(key, data: data) }
 
   /// The file now holds `data`, written by us.
-  package func didWrite(_ data: Data) { watcher.recordOwnWrite(path: path, data: data) }
+  package func didWrite(_ data: Data) { watcher.recordOwnWrite(key, data: data) }
 
   /// The content the watcher last saw or was told of: what a writer expects to replace.
-  package var knownContent: FileContent? { watcher.known(path: path) }
+  package var knownContent: FileContent? { watcher.known(key) }
 
   /// The write of `data` did not happen.
-  package func writeFailed(_ data: Data) { watcher.cancelOwnWrite(path: path, data: data) }
+  package func writeFailed(_ data: Data) { watcher.cancelOwnWrite(key, data: data) }
 }

@@ -33,7 +33,7 @@ package final class FileWatcher: Sendable {
   package let idleFolderLinger: Duration = .seconds(1)
 
   struct Entry {
-    let directory: String
+    let directory: HashedPath
     /// Most files have one subscriber (their store): an array, not a dictionary per file.
     var subscribers: [(id: UInt64, deliver: @Sendable (FileContent) -> Void)]
     var known: FileContent
@@ -49,14 +49,14 @@ package final class FileWatcher: Sendable {
 
   struct Directory {
     /// The watched paths in it.
-    var files: Set<String>
+    var files: Set<HashedPath>
     /// The request generation that first asked for it.
     let requestedAt: UInt64
   }
 
   struct State {
-    var files: [String: Entry] = [:]
-    var directories: [String: Directory] = [:]
+    var files: [HashedPath: Entry] = [:]
+    var directories: [HashedPath: Directory] = [:]
     var statistics = WatcherStatistics()
     var requested: UInt64 = 0
     var served: UInt64 = 0
@@ -74,12 +74,12 @@ package final class FileWatcher: Sendable {
     var handledEvents: UInt64 = 0
     /// Directories added since the thread last made its watches match: adding is most of what
     /// it is asked, and looking at these alone keeps a start with a folder per key linear.
-    var addedDirectories: Set<String> = []
+    var addedDirectories: Set<HashedPath> = []
     /// Set when a directory went away: which watches then stand needs every directory.
     var fullSyncNeeded = false
     /// Directories with no watched file left whose watch stands a while longer, by when they
     /// became idle (uptime nanoseconds); a file joining one is watched at once.
-    var idleDirectories: [String: UInt64] = [:]
+    var idleDirectories: [HashedPath: UInt64] = [:]
     var idleReleaseScheduled = false
   }
 
@@ -113,9 +113,21 @@ package final class FileWatcher: Sendable {
     onChange: @escaping @Sendable (FileContent) -> Void
   ) -> FileWatch {
     let path = LexicalPath.normalized(path)
-    let directory = LexicalPath.parent(of: path)
+    return watch(
+      HashedPath(path), in: HashedPath(LexicalPath.parent(of: path)), baseline: baseline,
+      readSince: mark, onChange: onChange)
+  }
+
+  /// ``watch(_:baseline:readSince:onChange:)`` for a path already normalized and hashed, in
+  /// `directory` (its parent, hashed): a store that watches and marks its file again and again
+  /// hashes the two once.
+  package func watch(
+    _ key: HashedPath, in directory: HashedPath, baseline: FileContent? = nil,
+    readSince mark: WatchMark? = nil, onChange: @escaping @Sendable (FileContent) -> Void
+  ) -> FileWatch {
+    let path = key.string
     var baseline = baseline
-    if baseline == nil, !state.withLock({ $0.files[path] != nil }) {
+    if baseline == nil, !state.withLock({ $0.files[key] != nil }) {
       baseline = FileContent.read(path)
     }
     // One pass under the lock, each table looked up once: this is most of a file key's start.
@@ -125,11 +137,11 @@ package final class FileWatcher: Sendable {
       state.nextSubscriber += 1
       let start = !state.started
       state.started = true
-      if let index = state.files.index(forKey: path) {
+      if let index = state.files.index(forKey: key) {
         state.files.values[index].subscribers.append((id, onChange))
       } else {
         // Read here only if the entry went away since the check above: a rare race.
-        state.files[path] = Entry(
+        state.files[key] = Entry(
           directory: directory, subscribers: [(id, onChange)],
           known: baseline ?? FileContent.read(path))
         state.statistics.watchedFiles += 1
@@ -146,18 +158,18 @@ package final class FileWatcher: Sendable {
         if !state.statistics.polledPaths.isEmpty {
           let polledPaths = state.statistics.polledPaths
           let files = state.directories.values[index].files
-          if let reason = files.lazy.compactMap({ polledPaths[$0] }).first {
+          if let reason = files.lazy.compactMap({ polledPaths[$0.string] }).first {
             state.statistics.polledPaths[path] = reason
             polled = true
           }
         }
-        state.directories.values[index].files.insert(path)
+        state.directories.values[index].files.insert(key)
         if !state.idleDirectories.isEmpty { state.idleDirectories[directory] = nil }
         generation = state.directories.values[index].requestedAt
       } else {
         state.requested += 1
         generation = state.requested
-        state.directories[directory] = Directory(files: [path], requestedAt: generation)
+        state.directories[directory] = Directory(files: [key], requestedAt: generation)
         state.addedDirectories.insert(directory)
       }
       // The directory's watch has stood since before the baseline was read, and the thread
@@ -175,14 +187,18 @@ package final class FileWatcher: Sendable {
     }
     // Covers a change between reading the baseline and the watch taking effect.
     if !covered { settler.dirty(path) }
-    return FileWatch(path: path, id: id, watcher: self)
+    return FileWatch(key: key, id: id, watcher: self)
   }
 
   /// Where the watcher stands for `path`'s directory: take it before reading a baseline to hand
   /// to ``watch(_:baseline:readSince:onChange:)``.
   package func mark(_ path: String) -> WatchMark? {
-    let directory = LexicalPath.parent(of: LexicalPath.normalized(path))
-    return state.withLock { state in
+    mark(in: HashedPath(LexicalPath.parent(of: LexicalPath.normalized(path))))
+  }
+
+  /// ``mark(_:)`` for a file in `directory` (normalized and hashed).
+  package func mark(in directory: HashedPath) -> WatchMark? {
+    state.withLock { state in
       state.directories[directory].flatMap { Self.mark(generation: $0.requestedAt, in: state) }
     }
   }
@@ -230,19 +246,19 @@ package final class FileWatcher: Sendable {
 
   // MARK: - Subscriptions and own writes
 
-  func unsubscribe(path: String, id: UInt64) {
+  func unsubscribe(_ key: HashedPath, id: UInt64) {
     enum Outcome { case kept, idle, removed }
     let outcome = state.withLock { state -> Outcome in
-      guard var entry = state.files[path] else { return .kept }
+      guard var entry = state.files[key] else { return .kept }
       entry.subscribers.removeAll { $0.id == id }
       guard entry.subscribers.isEmpty else {
-        state.files[path] = entry
+        state.files[key] = entry
         return .kept
       }
-      state.files[path] = nil
+      state.files[key] = nil
       state.statistics.watchedFiles -= 1
-      let wasPolled = state.statistics.polledPaths.removeValue(forKey: path) != nil
-      state.directories[entry.directory]?.files.remove(path)
+      let wasPolled = state.statistics.polledPaths.removeValue(forKey: key.string) != nil
+      state.directories[entry.directory]?.files.remove(key)
       guard state.directories[entry.directory]?.files.isEmpty == true else { return .kept }
       // A polled folder has no watch to keep, and its next file must be polled: it goes now.
       if !wasPolled && state.statistics.fallback == nil {
@@ -295,29 +311,29 @@ package final class FileWatcher: Sendable {
     }
   }
 
-  func expectOwnWrite(path: String, data: Data) {
-    state.withLock { $0.files[path]?.ownWrites.append(data) }
+  func expectOwnWrite(_ key: HashedPath, data: Data) {
+    state.withLock { $0.files[key]?.ownWrites.append(data) }
   }
 
-  func recordOwnWrite(path: String, data: Data) {
+  func recordOwnWrite(_ key: HashedPath, data: Data) {
     state.withLock { state in
-      guard state.files[path] != nil else { return }
-      state.files[path]?.known = .data(data)
-      state.files[path]?.eventsSinceKnown = 0
-      if let index = state.files[path]?.ownWrites.firstIndex(of: data) {
-        state.files[path]?.ownWrites.remove(at: index)
+      guard let index = state.files.index(forKey: key) else { return }
+      state.files.values[index].known = .data(data)
+      state.files.values[index].eventsSinceKnown = 0
+      if let own = state.files.values[index].ownWrites.firstIndex(of: data) {
+        state.files.values[index].ownWrites.remove(at: own)
       }
     }
   }
 
-  func known(path: String) -> FileContent? {
-    state.withLock { $0.files[path]?.known }
+  func known(_ key: HashedPath) -> FileContent? {
+    state.withLock { $0.files[key]?.known }
   }
 
-  func cancelOwnWrite(path: String, data: Data) {
+  func cancelOwnWrite(_ key: HashedPath, data: Data) {
     state.withLock { state in
-      if let index = state.files[path]?.ownWrites.firstIndex(of: data) {
-        state.files[path]?.ownWrites.remove(at: index)
+      if let index = state.files[key]?.ownWrites.firstIndex(of: data) {
+        state.files[key]?.ownWrites.remove(at: index)
       }
     }
   }
@@ -429,8 +445,9 @@ package final class FileWatcher: Sendable {
   private func take(
     _ content: FileContent, of path: String, confirmed: Bool
   ) -> CheckOutcome {
-    state.withLock { state in
-      guard var entry = state.files[path], entry.known != content else { return .unchanged }
+    let key = HashedPath(path)
+    return state.withLock { state in
+      guard var entry = state.files[key], entry.known != content else { return .unchanged }
       let ownWrite: Bool
       if case .data(let data) = content {
         ownWrite = entry.ownWrites.contains(data)
@@ -446,7 +463,7 @@ package final class FileWatcher: Sendable {
       }
       entry.known = content
       entry.eventsSinceKnown = 0
-      state.files[path] = entry
+      state.files[key] = entry
       return ownWrite ? .unchanged : .deliver(entry.subscribers.map(\.deliver))
     }
   }
@@ -456,16 +473,16 @@ package final class FileWatcher: Sendable {
   func dirtyAll(within folder: String) {
     let prefix = folder.hasSuffix("/") ? folder : folder + "/"
     let paths = state.withLock { state in
-      state.directories.filter { $0.key == folder || $0.key.hasPrefix(prefix) }.values
-        .flatMap(\.files)
+      state.directories.filter { $0.key.string == folder || $0.key.string.hasPrefix(prefix) }
+        .values.flatMap(\.files)
     }
-    for path in paths { settler.dirty(path) }
+    for path in paths { settler.dirty(path.string) }
   }
 
   /// Marks the watched files of `directory` as possibly changed (its watch was just added).
   func dirtyAll(under directory: String) {
-    let paths = state.withLock { Array($0.directories[directory]?.files ?? []) }
-    for path in paths { settler.dirty(path) }
+    let paths = state.withLock { Array($0.directories[HashedPath(directory)]?.files ?? []) }
+    for path in paths { settler.dirty(path.string) }
   }
 
   /// Marks every watched file as possibly changed after events were lost (an overflow, a
@@ -477,7 +494,7 @@ package final class FileWatcher: Sendable {
       for index in state.files.indices { state.files.values[index].beingWritten = true }
       return Array(state.files.keys)
     }
-    for path in paths { settler.dirty(path) }
+    for path in paths { settler.dirty(path.string) }
     releaseMarkers()
   }
 
@@ -537,7 +554,7 @@ package final class FileWatcher: Sendable {
     let ready = state.withLock { state -> [DispatchSemaphore] in
       state.statistics.fallback = reason
       state.statistics.inotifyWatches = 0
-      for path in state.files.keys { state.statistics.polledPaths[path] = reason }
+      for path in state.files.keys { state.statistics.polledPaths[path.string] = reason }
       defer { state.waiters = [] }
       return state.waiters.map(\.semaphore)
     }
@@ -550,8 +567,8 @@ package final class FileWatcher: Sendable {
   /// Polls the files in `directory`.
   func poll(directory: String, because reason: PollReason) {
     state.withLock { state in
-      for path in state.directories[directory]?.files ?? [] {
-        state.statistics.polledPaths[path] = reason
+      for path in state.directories[HashedPath(directory)]?.files ?? [] {
+        state.statistics.polledPaths[path.string] = reason
       }
     }
     logOnce(reason, path: directory)
@@ -561,8 +578,8 @@ package final class FileWatcher: Sendable {
   /// Stops polling the files in `directory`: inotify serves it again.
   func unpoll(directory: String) {
     state.withLock { state in
-      for path in state.directories[directory]?.files ?? [] {
-        state.statistics.polledPaths[path] = nil
+      for path in state.directories[HashedPath(directory)]?.files ?? [] {
+        state.statistics.polledPaths[path.string] = nil
       }
     }
   }

@@ -97,21 +97,23 @@ final class WatcherThread {
       return drop(event.wd, of: path)
     }
     let file = path == "/" ? "/" + event.name : path + "/" + event.name
+    let key = HashedPath(file)
     let (isWatched, tap, awaited) = watcher.state.withLock {
       state -> (Bool, (@Sendable (String) -> Void)?, [String]) in
-      let isWatched = state.files[file] != nil
-      if isWatched {
-        state.files[file]?.eventsSinceKnown += 1
-        if let writing = event.writerStillOpen { state.files[file]?.beingWritten = writing }
+      let index = state.files.index(forKey: key)
+      if let index {
+        state.files.values[index].eventsSinceKnown += 1
+        if let writing = event.writerStillOpen { state.files.values[index].beingWritten = writing }
       }
+      let isWatched = index != nil
       // Only a folder's event can make a waited-for folder appear: the scan is not per event.
       guard event.has(IN_ISDIR) else { return (isWatched, state.eventTap, []) }
       let prefix = file + "/"
       return (
         isWatched, state.eventTap,
         state.directories.keys.filter {
-          ($0 == file || $0.hasPrefix(prefix)) && !state.addedDirectories.contains($0)
-        }
+          ($0.string == file || $0.string.hasPrefix(prefix)) && !state.addedDirectories.contains($0)
+        }.map(\.string)
       )
     }
     if isWatched {
@@ -156,7 +158,7 @@ final class WatcherThread {
       state.statistics.examinedDirectories += candidates.count
       var wanted = candidates.filter { directory in
         state.directories[directory]?.files.contains {
-          state.statistics.polledPaths[$0] == nil
+          state.statistics.polledPaths[$0.string] == nil
         }
           ?? false
       }
@@ -164,7 +166,7 @@ final class WatcherThread {
         // An idle directory keeps a watch of its own until it is released; one waited for
         // through an ancestor (or whose watch went) is released now: nothing needs it.
         for directory in state.idleDirectories.keys {
-          if watches[directory] != nil {
+          if watches[directory.string] != nil {
             wanted.append(directory)
           } else {
             state.idleDirectories[directory] = nil
@@ -172,7 +174,7 @@ final class WatcherThread {
           }
         }
       }
-      return (Set(wanted), state.requested, onlyAdded)
+      return (Set(wanted.map(\.string)), state.requested, onlyAdded)
     }
     var targets: [String: Set<String>] = [:]
     for directory in wanted {
