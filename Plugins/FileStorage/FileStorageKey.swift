@@ -142,10 +142,12 @@ public struct FileStorageKeyID: Hashable, Sendable {
     self.hash = path.stringHash
   }
 
+  /// Ids are equal when their paths are (the hashes are compared first, as cheaper).
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.hash == rhs.hash && lhs.path == rhs.path
   }
 
+  /// Feeds the path's hash, computed once, to `hasher`.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(hash)
   }
