@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,6 +24,18 @@ static inline const char *_Nonnull tether_dirent_name(const struct dirent *_Nonn
 
 static inline unsigned char tether_dirent_type(const struct dirent *_Nonnull entry) {
   return entry->d_type;
+}
+
+// Swift's withUnsafeTemporaryAllocation puts anything above 1 KiB on the heap on Linux (it cannot
+// ask how much stack is left): a 16 KiB read buffer was a memalign and a free for every file a
+// key loaded. C can put it on the stack; `body` gets `context` back, since it cannot capture.
+static const size_t TETHER_STACK_BUFFER_SIZE = 16384;
+
+static inline void tether_with_stack_buffer(
+    void *_Nullable context,
+    void (*_Nonnull body)(void *_Nullable context, void *_Nonnull buffer, size_t count)) {
+  unsigned char buffer[TETHER_STACK_BUFFER_SIZE];
+  body(context, buffer, sizeof buffer);
 }
 
 #endif

@@ -1,3 +1,4 @@
+import CTetherLinux
 package import Foundation
 import Glibc
 
@@ -36,15 +37,7 @@ package enum FileContent: Sendable, Equatable {
       path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
     }
     defer { close(fd) }
-    let first = try withUnsafeTemporaryAllocation(
-      byteCount: firstReadSize, alignment: 1
-    ) { buffer throws(SystemError) -> (data: Data, done: Bool) in
-      let count = try systemCall("read", path: path) {
-        Glibc.read(fd, buffer.baseAddress, buffer.count)
-      }
-      let data = Data(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-      return (data, count == 0 || (shortReadEnds && count < buffer.count))
-    }
+    let first = try firstRead(fd, path: path, shortReadEnds: shortReadEnds)
     if first.done { return first.data }
     var data = first.data
     var info = stat()
@@ -68,7 +61,41 @@ package enum FileContent: Sendable, Equatable {
   }
 
   /// Bytes read on the stack before a file is asked its size.
-  static let firstReadSize = 16 * 1024
+  static let firstReadSize = Int(TETHER_STACK_BUFFER_SIZE)
+
+  /// The first read of `fd`, into a buffer on the stack: its bytes, copied into `Data` of their
+  /// size, and whether the file ended there.
+  private static func firstRead(
+    _ fd: Int32, path: String, shortReadEnds: Bool
+  ) throws(SystemError) -> (data: Data, done: Bool) {
+    var read = FirstRead(fd: fd, path: path, shortReadEnds: shortReadEnds)
+    withUnsafeMutablePointer(to: &read) { read in
+      tether_with_stack_buffer(read) { read, buffer, count in
+        read!.assumingMemoryBound(to: FirstRead.self).pointee.fill(
+          UnsafeMutableRawBufferPointer(start: buffer, count: count))
+      }
+    }
+    return try read.result.get()
+  }
+
+  /// What `firstRead` hands through C to the code that fills the stack buffer.
+  private struct FirstRead {
+    let fd: Int32
+    let path: String
+    let shortReadEnds: Bool
+    var result: Result<(data: Data, done: Bool), SystemError> = .success((Data(), true))
+
+    mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+      let (fd, path, shortReadEnds) = (fd, path, shortReadEnds)
+      result = Result { () throws(SystemError) in
+        let count = try systemCall("read", path: path) {
+          Glibc.read(fd, buffer.baseAddress, buffer.count)
+        }
+        let data = Data(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        return (data, count == 0 || (shortReadEnds && count < buffer.count))
+      }
+    }
+  }
 }
 
 /// What `stat` says about a file: enough to notice most changes without reading it.
