@@ -191,4 +191,48 @@ import TetherTesting
       }
     }
   }
+
+  /// The table of live references finds them by a hash first: keys whose ids all hash alike
+  /// must still be distinct references, and one going must not take another with it.
+  @Test func keysWhoseIdsHashAlikeAreDistinctReferences() async throws {
+    try await isolated {
+      let a = Shared(wrappedValue: 1, CollidingKey(name: "a"))
+      var b: Shared<Int>? = Shared(wrappedValue: 2, CollidingKey(name: "b"))
+      let c = Shared(wrappedValue: 3, CollidingKey(name: "c"))
+      #expect(TetherScope.current.references.count == 3)
+      #expect([a.wrappedValue, b?.wrappedValue, c.wrappedValue] == [1, 2, 3])
+      b = nil
+      #expect(TetherScope.current.references.count == 2)
+      let again = Shared(wrappedValue: 0, CollidingKey(name: "c"))
+      again.withLock { $0 = 30 }
+      #expect([a.wrappedValue, c.wrappedValue] == [1, 30])
+      #expect(Shared(wrappedValue: 0, CollidingKey(name: "b")).wrappedValue == 2)
+    }
+  }
+}
+
+/// An in-memory key whose ids hash alike (only `==` tells them apart).
+private struct CollidingKey: SharedKey {
+  struct ID: Hashable {
+    let name: String
+    func hash(into hasher: inout Hasher) {}
+  }
+
+  let name: String
+  var base: InMemoryKey<Int> { .inMemory(name) }
+  var id: ID { ID(name: name) }
+
+  func load(context: LoadContext<Int>, continuation: LoadContinuation<Int>) {
+    base.load(context: context, continuation: continuation)
+  }
+
+  func subscribe(
+    context: LoadContext<Int>, subscriber: SharedSubscriber<Int>
+  ) -> SharedSubscription {
+    base.subscribe(context: context, subscriber: subscriber)
+  }
+
+  func save(_ value: Int, context: SaveContext, continuation: SaveContinuation) {
+    base.save(value, context: context, continuation: continuation)
+  }
 }
