@@ -24,11 +24,14 @@ final class FileStores: Sendable {
     path: HashedPath, of type: Value.Type, settings: FileStorageSettings
   ) -> FileStore<Value> {
     let (object, isLive) = stores.withLock { stores -> (AnyObject, Bool) in
-      let slot = Slot(path: path, type: ObjectIdentifier(type))
-      if let live = stores[slot]?.store { return (live, true) }
-      let store = FileStore<Value>(path: path, settings: settings, scope: scope)
-      stores[slot] = Entry(store: store)
-      return (store, false)
+      // Found or made in one lookup: the slot is hashed and probed once.
+      func take(_ entry: inout Entry) -> (AnyObject, Bool) {
+        if let live = entry.store { return (live, true) }
+        let store = FileStore<Value>(path: path, settings: settings, scope: scope)
+        entry.store = store
+        return (store, false)
+      }
+      return take(&stores[Slot(path: path, type: ObjectIdentifier(type)), default: Entry()])
     }
     // A slot holds a store of its own value type: cast back unchecked (a dynamic cast looked up
     // the generic type's metadata a second time for every key).
