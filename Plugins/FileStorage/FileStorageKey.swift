@@ -66,11 +66,13 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
     encode: @escaping @Sendable (Value) throws -> Data,
     decode: @escaping @Sendable (Data) throws -> Value
   ) {
-    // Hashed once for the tables it is looked up in (the id's, the store's, the watcher's).
-    let resolved = HashedPath(ResolvedPath.of(url))
+    // Hashed once for the tables it is looked up in (the id's, the store's, the watcher's);
+    // its folder's hash comes with the folder's resolution.
+    let resolved = ResolvedPath.file(url)
     let scope = TetherScope.current
     self.store = scope.local(FileStores.self) { FileStores(scope: scope) }
-      .store(path: resolved, of: Value.self, settings: settings)
+      .store(
+        path: HashedPath(resolved.path), in: resolved.folder, of: Value.self, settings: settings)
     self.coder = FileCoder(encode: encode, decode: decode)
   }
 

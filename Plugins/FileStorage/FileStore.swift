@@ -67,9 +67,10 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   /// subscriptions. One waiter for every such change, made once, in one group: a burst keeps one.
   private let inlineWaiter: WriteWaiter
 
-  init(path: HashedPath, settings: FileStorageSettings, scope: TetherScope) {
+  /// A store of the file at `path` (resolved), in `folder` (its parent).
+  init(path: HashedPath, in folder: HashedPath, settings: FileStorageSettings, scope: TetherScope) {
     self.key = path
-    self.directory = HashedPath(LexicalPath.parent(of: path.string))
+    self.directory = folder
     self.settings = settings
     self.scope = scope
     let state = state

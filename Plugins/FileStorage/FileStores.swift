@@ -21,13 +21,13 @@ final class FileStores: Sendable {
   }
 
   func store<Value: Sendable>(
-    path: HashedPath, of type: Value.Type, settings: FileStorageSettings
+    path: HashedPath, in folder: HashedPath, of type: Value.Type, settings: FileStorageSettings
   ) -> FileStore<Value> {
     let (object, isLive) = stores.withLock { stores -> (AnyObject, Bool) in
       // Found or made in one lookup: the slot is hashed and probed once.
       func take(_ entry: inout Entry) -> (AnyObject, Bool) {
         if let live = entry.store { return (live, true) }
-        let store = FileStore<Value>(path: path, settings: settings, scope: scope)
+        let store = FileStore<Value>(path: path, in: folder, settings: settings, scope: scope)
         entry.store = store
         return (store, false)
       }

@@ -6,35 +6,46 @@ import Synchronization
 /// yet, which `resolvingSymlinksInPath` leaves alone), `.` and `..` and doubled slashes removed.
 package enum ResolvedPath {
   package static func of(_ url: URL) -> String {
-    // The percent-encoded path is the plain one when nothing in it is encoded, and is had
-    // without the decoding pass (measured: `path` was a sixth of a file key's start).
-    let encoded = url.path(percentEncoded: true)
-    return of(path: encoded.withUTF8Bytes({ $0.contains(UInt8(ascii: "%")) }) ? url.path : encoded)
+    file(url).path
   }
 
   /// The resolved form of an absolute path.
   package static func of(path: String) -> String {
+    file(path: path).path
+  }
+
+  /// `url`'s resolved path and its folder, hashed: a folder's hash is kept with its resolution,
+  /// so the keys of one folder hash it once (a file store hands it to the watcher).
+  package static func file(_ url: URL) -> (path: String, folder: HashedPath) {
+    // The percent-encoded path is the plain one when nothing in it is encoded, and is had
+    // without the decoding pass (measured: `path` was a sixth of a file key's start).
+    let encoded = url.path(percentEncoded: true)
+    return file(
+      path: encoded.withUTF8Bytes({ $0.contains(UInt8(ascii: "%")) }) ? url.path : encoded)
+  }
+
+  private static func file(path: String) -> (path: String, folder: HashedPath) {
     var path = LexicalPath.normalized(path)
     // A symlink loop ends after as many hops as the kernel allows (ELOOP's limit).
     for _ in 0..<40 {
       let parent = realParent(of: path)
       let name = LexicalPath.name(of: path)
       // Nearly every folder is its own real path: the path is then the candidate as it is.
-      let candidate = parent.isLexical ? path : LexicalPath.joining(parent.path, name)
+      let candidate = parent.isLexical ? path : LexicalPath.joining(parent.path.string, name)
       // Most names are in a folder listed since its last change, and are not links there.
-      if let links = parent.links, !links.contains(name) { return candidate }
-      guard let target = link(at: candidate) else { return candidate }
+      if let links = parent.links, !links.contains(name) { return (candidate, parent.path) }
+      guard let target = link(at: candidate) else { return (candidate, parent.path) }
       path = LexicalPath.normalized(
-        target.hasPrefix("/") ? target : LexicalPath.joining(parent.path, target))
+        target.hasPrefix("/") ? target : LexicalPath.joining(parent.path.string, target))
     }
-    return path
+    return (path, HashedPath(LexicalPath.parent(of: path)))
   }
 
   /// Folders resolved before, each with the identity of the folder it resolved to.
   private static let folders = Mutex<[String: ResolvedFolder]>([:])
 
   private struct ResolvedFolder {
-    let path: String
+    let path: HashedPath
     /// Whether `path` is the folder's own (lexical) path: no link on the way.
     let isLexical: Bool
     let device: UInt64
@@ -56,7 +67,7 @@ package enum ResolvedPath {
 
   /// A folder with symlinks resolved, and when it is known, the names in it that may be links.
   private struct RealParent {
-    let path: String
+    let path: HashedPath
     let isLexical: Bool
     let links: Set<String>?
   }
@@ -72,7 +83,7 @@ package enum ResolvedPath {
       try systemCall("stat", path: parent) { parent.withCString { stat($0, &info) } }
     } catch {
       // No folder yet (it is made at the first write): nothing to resolve through.
-      return RealParent(path: parent, isLexical: true, links: nil)
+      return RealParent(path: HashedPath(parent), isLexical: true, links: nil)
     }
     let (device, inode, changed) = (UInt64(info.st_dev), UInt64(info.st_ino), info.st_ctim)
     let known = folders.withLock { $0[parent] }
@@ -83,28 +94,30 @@ package enum ResolvedPath {
       return remember(parent, known.path, device: device, inode: inode, changed: changed)
     }
     guard let resolved = realpath(parent, nil) else {
-      return RealParent(path: parent, isLexical: true, links: nil)
+      return RealParent(path: HashedPath(parent), isLexical: true, links: nil)
     }
     defer { free(resolved) }
     return remember(
-      parent, String(cString: resolved), device: device, inode: inode, changed: changed)
+      parent, HashedPath(String(cString: resolved)), device: device, inode: inode,
+      changed: changed)
   }
 
   /// Notes that `parent` resolves to `real`, listed when it has been still for long enough.
   private static func remember(
-    _ parent: String, _ real: String, device: UInt64, inode: UInt64, changed: timespec
+    _ parent: String, _ real: HashedPath, device: UInt64, inode: UInt64, changed: timespec
   ) -> RealParent {
     var listing: Listing?
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
     if changed.tv_sec + listingMargin < now.tv_sec {
       do {
-        listing = Listing(changed: changed, links: try DirectoryListing.possibleLinks(in: real))
+        listing = Listing(
+          changed: changed, links: try DirectoryListing.possibleLinks(in: real.string))
       } catch {
         // Unreadable (search without read permission): each name is asked instead.
       }
     }
-    let isLexical = real == parent
+    let isLexical = real.string == parent
     folders.withLock { folders in
       // Bounded for processes that make keys in ever new folders (test suites).
       if folders.count >= 4096 { folders.removeAll(keepingCapacity: true) }

@@ -144,6 +144,24 @@ import TetherTesting
     }
   }
 
+  /// A key whose folder is reached through a link watches the folder it resolves to: an edit
+  /// of the real file reaches its holder.
+  @Test func anEditReachesAKeyWhoseFolderIsALink() async throws {
+    try await withTemporaryDirectory { folder in
+      let real = folder.appending(path: "real")
+      try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(
+        atPath: folder.appending(path: "link").path, withDestinationPath: real.path)
+      @Shared(.fileStorage(folder.appending(path: "link/n.json"))) var n = 0
+      // Two edits: the first can be caught by the check a new watch makes once it settles; the
+      // second only by the folder's events.
+      for value in [7, 8] {
+        try Data("\(value)".utf8).write(to: real.appending(path: "n.json"))
+        await expectEventually(timeout: .seconds(30)) { n == value }
+      }
+    }
+  }
+
   @Test func anExistingFilesModeSurvivesASave() async throws {
     try await withTemporaryDirectory { folder in
       let url = folder.appending(path: "shared.json")

@@ -74,6 +74,36 @@ import TetherWatcher
     }
   }
 
+  /// A file's folder comes with its path: the folder the path resolves to, through a linked
+  /// folder, to a link's target's folder, and as it is when the folder does not exist yet.
+  @Test func aResolvedFileComesWithItsRealFolder() async throws {
+    try await withTemporaryDirectory { folder in
+      let manager = FileManager.default
+      let real = folder.appending(path: "real")
+      let other = folder.appending(path: "other")
+      for made in [real, other] {
+        try manager.createDirectory(at: made, withIntermediateDirectories: true)
+      }
+      try manager.createSymbolicLink(
+        at: folder.appending(path: "link"), withDestinationURL: real)
+      try manager.createSymbolicLink(
+        atPath: real.appending(path: "elsewhere.json").path,
+        withDestinationPath: other.appending(path: "t.json").path)
+      let (realFolder, otherFolder) = (
+        ResolvedPath.of(path: real.path), ResolvedPath.of(path: other.path)
+      )
+      for (path, folder) in [
+        (folder.path + "/link/n.json", realFolder), (real.path + "/elsewhere.json", otherFolder),
+        (folder.path + "/none/n.json", folder.path + "/none"),
+      ] {
+        let resolved = ResolvedPath.file(URL(filePath: path))
+        #expect(resolved.folder == HashedPath(folder), "\(path)")
+        #expect(resolved.path == ResolvedPath.of(path: path))
+        #expect(LexicalPath.parent(of: resolved.path) == folder)
+      }
+    }
+  }
+
   @Test func aFolderLinkPointedElsewhereIsResolvedAgain() async throws {
     try await withTemporaryDirectory { folder in
       let first = folder.appending(path: "first")
