@@ -137,15 +137,15 @@ package final class FileWatcher: Sendable {
       state.nextSubscriber += 1
       let start = !state.started
       state.started = true
-      // Found or made in one lookup. Read here only if the entry went away since the check
-      // above: a rare race.
-      let filesBefore = state.files.count
-      state.files[
-        key,
-        default: Entry(
-          directory: directory, subscribers: [], known: baseline ?? FileContent.read(path))
-      ].subscribers.append((id, onChange))
-      if state.files.count != filesBefore { state.statistics.watchedFiles += 1 }
+      if let index = state.files.index(forKey: key) {
+        state.files.values[index].subscribers.append((id, onChange))
+      } else {
+        // Read here only if the entry went away since the check above: a rare race.
+        state.files[key] = Entry(
+          directory: directory, subscribers: [(id, onChange)],
+          known: baseline ?? FileContent.read(path))
+        state.statistics.watchedFiles += 1
+      }
       if let fallback = state.statistics.fallback {
         state.statistics.polledPaths[path] = fallback
         return (id, nil, false, true, start)
