@@ -21,6 +21,8 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
 
   private let state = FileStoreLock()
   private let scope: TetherScope
+  /// The scope's stores, told when this one goes.
+  private let stores: FileStores
   /// Made at the first save: most files are only read, and a writer (two locks, a queue's
   /// worth of state, three closures) was a tenth of starting a file key (measured with
   /// callgrind). Held retained here, released in `deinit`. An `Atomic` rather than an
@@ -67,12 +69,16 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   /// subscriptions. One waiter for every such change, made once, in one group: a burst keeps one.
   private let inlineWaiter: WriteWaiter
 
-  /// A store of the file at `path` (resolved), in `folder` (its parent).
-  init(path: HashedPath, in folder: HashedPath, settings: FileStorageSettings, scope: TetherScope) {
+  /// A store of the file at `path` (resolved), in `folder` (its parent), one of `stores`.
+  init(
+    path: HashedPath, in folder: HashedPath, settings: FileStorageSettings, scope: TetherScope,
+    stores: FileStores
+  ) {
     self.key = path
     self.directory = folder
     self.settings = settings
     self.scope = scope
+    self.stores = stores
     let state = state
     self.inlineWaiter = WriteWaiter(
       group: ObjectIdentifier(state),
@@ -81,6 +87,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   }
 
   deinit {
+    stores.forget(path: key, of: ObjectIdentifier(Value.self))
     PendingWritesRegistry.unregister(ObjectIdentifier(self))
     guard let writer = writerIfMade.load(ordering: .acquiring)?.takeRetainedValue() else { return }
     // The last holder went with a change still to write (a trailing one, or one queued): it is

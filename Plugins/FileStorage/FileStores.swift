@@ -2,7 +2,9 @@ import Synchronization
 import Tether
 import TetherWatcher
 
-/// The file stores of one scope, one per path and value type, kept while a key holds them.
+/// The file stores of one scope, one per path and value type, kept while a key holds them: a
+/// store that goes forgets its slot, so a process that opens ever new paths keeps no trace of
+/// the closed ones.
 final class FileStores: Sendable {
   private struct Slot: Hashable {
     let path: HashedPath
@@ -27,7 +29,8 @@ final class FileStores: Sendable {
       // Found or made in one lookup: the slot is hashed and probed once.
       func take(_ entry: inout Entry) -> (AnyObject, Bool) {
         if let live = entry.store { return (live, true) }
-        let store = FileStore<Value>(path: path, in: folder, settings: settings, scope: scope)
+        let store = FileStore<Value>(
+          path: path, in: folder, settings: settings, scope: scope, stores: self)
         entry.store = store
         return (store, false)
       }
@@ -44,4 +47,19 @@ final class FileStores: Sendable {
     }
     return store
   }
+
+  /// Forgets the slot of a store of `type` at `path` that has gone, unless a new store took it
+  /// (a key made while the old store was going): called as the store goes.
+  func forget(path: HashedPath, of type: ObjectIdentifier) {
+    stores.withLock { stores in
+      let slot = Slot(path: path, type: type)
+      guard let index = stores.index(forKey: slot), stores.values[index].store == nil else {
+        return
+      }
+      stores.remove(at: index)
+    }
+  }
+
+  /// The slots kept, live or not yet forgotten: for tests.
+  var slots: Int { stores.withLock { $0.count } }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Tether
-import TetherFileStorage
+@_spi(Benchmarking) import TetherFileStorage
 import TetherTesting
 
 @Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct FileStorageTests {
@@ -141,6 +141,26 @@ import TetherTesting
         atPath: folder.appending(path: "link.json").path)
       #expect(destination == real.path, "the link still points at its target")
       #expect(text(real) == "5")
+    }
+  }
+
+  /// A file's store goes with its last key, and its slot with it: a process that opens ever
+  /// new files keeps nothing of the closed ones; one still held keeps its store.
+  @Test func aStoreGoesWithItsLastKey() async throws {
+    try await withTemporaryDirectory { folder in
+      let kept = Shared(wrappedValue: 0, .fileStorage(folder.appending(path: "kept.json")))
+      do {
+        let keys = (0..<200).map {
+          Shared(wrappedValue: $0, .fileStorage(folder.appending(path: "k\($0).json")))
+        }
+        let sameFileOtherType = Shared(
+          wrappedValue: "", .fileStorage(folder.appending(path: "kept.json")))
+        #expect(FileStorageProbe.openStores == 202)
+        withExtendedLifetime((keys, sameFileOtherType)) {}
+      }
+      await expectEventually(timeout: .seconds(30)) { FileStorageProbe.openStores == 1 }
+      kept.withLock { $0 = 1 }
+      #expect(FileStorageProbe.openStores == 1)
     }
   }
 

@@ -1,0 +1,18 @@
+import Tether
+
+/// What file storage keeps in the current scope (a `withBootstrap`'s, or the process's), for
+/// tests and diagnostics.
+///
+/// ```swift
+/// @_spi(Benchmarking) import TetherFileStorage
+/// print(FileStorageProbe.openStores)  // one per file and value type a key holds open
+/// ```
+@_spi(Benchmarking)
+public enum FileStorageProbe {
+  /// The file stores the current scope keeps: one per path and value type that a live key
+  /// holds, and none for keys that have gone.
+  public static var openStores: Int {
+    let scope = TetherScope.current
+    return scope.local(FileStores.self) { FileStores(scope: scope) }.slots
+  }
+}
