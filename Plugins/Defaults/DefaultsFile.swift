@@ -47,7 +47,14 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   static var logger: Logger { Logger(label: "tether.defaults") }
 
-  init(path: String, registration: String?, throttle: Duration, scope: TetherScope) {
+  /// The scope's files, told when this one goes.
+  private let files: DefaultsFiles
+
+  init(
+    path: String, registration: String?, throttle: Duration, scope: TetherScope,
+    files: DefaultsFiles
+  ) {
+    self.files = files
     self.path = path
     self.registrationPath = registration
     self.throttle = throttle
@@ -73,6 +80,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
   }
 
   deinit {
+    files.forget(path)
     PendingWritesRegistry.unregister(ObjectIdentifier(self))
   }
 

@@ -2,7 +2,8 @@ import Synchronization
 import Tether
 import TetherWatcher
 
-/// The defaults files of one scope, one engine per resolved path, kept while a key holds it.
+/// The defaults files of one scope, one engine per resolved path, kept while a key holds it: an
+/// engine that goes forgets its entry.
 final class DefaultsFiles: Sendable {
   private struct Entry {
     weak var file: DefaultsFile?
@@ -20,7 +21,8 @@ final class DefaultsFiles: Sendable {
     let (file, isLive) = files.withLock { files -> (DefaultsFile, Bool) in
       if let live = files[store.path]?.file { return (live, true) }
       let file = DefaultsFile(
-        path: store.path, registration: registration, throttle: throttle, scope: scope)
+        path: store.path, registration: registration, throttle: throttle, scope: scope,
+        files: self)
       files[store.path] = Entry(file: file)
       return (file, false)
     }
@@ -33,4 +35,16 @@ final class DefaultsFiles: Sendable {
     }
     return file
   }
+
+  /// Forgets `path`'s entry if its engine has gone (a new one may have taken its place): called
+  /// as the engine goes.
+  func forget(_ path: String) {
+    files.withLock { files in
+      guard let index = files.index(forKey: path), files.values[index].file == nil else { return }
+      files.remove(at: index)
+    }
+  }
+
+  /// The engines kept, live or not yet forgotten: for tests.
+  var count: Int { files.withLock { $0.count } }
 }

@@ -271,6 +271,9 @@ package enum AtomicFile {
       if LexicalPath.isDirectChild(path, of: cleaned.last) { return nil }
       let folder = LexicalPath.parent(of: path)
       cleaned.last = folder
+      // Bounded for processes that open files in ever new folders: a folder forgotten is only
+      // looked through again.
+      if cleaned.folders.count >= 4096 { cleaned.folders.removeAll(keepingCapacity: true) }
       return cleaned.folders.insert(folder).inserted ? folder : nil
     }
     guard let folder = newFolder else { return }

@@ -3,7 +3,7 @@ import Observation
 import Synchronization
 import Testing
 import Tether
-import TetherDefaults
+@_spi(Benchmarking) import TetherDefaults
 import TetherTesting
 
 @Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct DefaultsTests {
@@ -216,6 +216,28 @@ import TetherTesting
 
   /// One defaults file has one engine in a scope: the first key's registration file and
   /// throttle hold for every key of it; a key that asks for others is told, in the log.
+  /// A defaults file's engine goes with the last key that reads it, and its entry with it;
+  /// the keys of a file still read keep theirs.
+  @Test func aDefaultsFileGoesWithItsLastKey() async throws {
+    try await withTemporaryDirectory { folder in
+      let kept = Shared(
+        wrappedValue: 0,
+        .defaults("kept", store: DefaultsStore(file: folder.appending(path: "k.ini"))))
+      do {
+        let keys = (0..<50).map {
+          Shared(
+            wrappedValue: $0,
+            .defaults("n", store: DefaultsStore(file: folder.appending(path: "f\($0).ini"))))
+        }
+        #expect(DefaultsProbe.openFiles == 51)
+        withExtendedLifetime(keys) {}
+      }
+      await expectEventually(timeout: .seconds(30)) { DefaultsProbe.openFiles == 1 }
+      kept.withLock { $0 = 1 }
+      #expect(DefaultsProbe.openFiles == 1)
+    }
+  }
+
   @Test func aKeyAskingForAnotherRegistrationOfAnOpenFileIsWarned() async throws {
     LogCapture.install()
     try await withTemporaryDirectory { folder in
