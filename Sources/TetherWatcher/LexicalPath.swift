@@ -1,3 +1,5 @@
+import Glibc
+
 /// Path arithmetic on strings, without touching the file system.
 ///
 /// Foundation's `standardizedFileURL` and `NSString` path methods bridge and re-scan the string
@@ -97,9 +99,11 @@ package enum LexicalPath {
         guard folder.count > 0 else { return false }
         // The root's children follow its own slash; any other folder's follow one more.
         let start = folder.count == 1 && folder[0] == slash ? 1 : folder.count + 1
-        guard path.count > start, path.starts(with: folder) else { return false }
-        guard start == 1 || path[folder.count] == slash else { return false }
-        return !path[start...].contains(slash)
+        guard path.count > start, start == 1 || path[folder.count] == slash else { return false }
+        // `memcmp` and `memchr`: the generic `starts(with:)` and `contains` cost ~300
+        // instructions a call, once a file key.
+        return memcmp(path.baseAddress!, folder.baseAddress!, folder.count) == 0
+          && memchr(path.baseAddress! + start, Int32(slash), path.count - start) == nil
       }
     }
   }
