@@ -1,7 +1,9 @@
 /// Finds `==` for a generic type at run time, once, so mutations of an `Equatable` value can
 /// skip saves and notifications when nothing changed.
+@usableFromInline
 package enum Equality {
   /// `==` for `T` when `T` is `Equatable` (including conditional conformances), else `nil`.
+  @usableFromInline
   package static func comparer<T>(for type: T.Type) -> ((T, T) -> Bool)? {
     guard let equatable = type as? any Equatable.Type else { return nil }
     return comparer(opening: equatable, as: type)

@@ -3,6 +3,7 @@
 /// Keys of different types with one id (a registered key and the key it resolves to, a
 /// `.Default` key and its base) find the same reference. Entries refer weakly to the reference's
 /// lifetime: a reference lives while a `Shared` holds it, and the key's store outlives it.
+@usableFromInline
 package final class PersistentReferences: Sendable {
   /// Which reference: its key's id and its value's type.
   private struct Slot {
@@ -35,10 +36,6 @@ package final class PersistentReferences: Sendable {
   package init() {}
 
   /// The live reference for `reader`'s id, or a new one whose default is `initialValue()`.
-  ///
-  /// A new reference loads and subscribes outside the table's lock, so a key that creates
-  /// shared values while loading cannot deadlock; if another thread published one first, that
-  /// one wins and the new one is dropped (cancelling its subscription).
   package func reference<Value: Sendable>(
     id: AnyHashable,
     reader: any SharedReaderKey<Value>,
@@ -46,11 +43,29 @@ package final class PersistentReferences: Sendable {
     skipInitialLoad: Bool = false,
     initialValue: () -> Value
   ) -> HeldReference<Value> {
+    reference(id: id, writer: writer, skipInitialLoad: skipInitialLoad) {
+      StoredReference(reader: reader, writer: writer, initialValue: initialValue())
+    }
+  }
+
+  /// The live reference for `id`, or the one `make` makes (not started yet), started.
+  ///
+  /// A new reference loads and subscribes outside the table's lock, so a key that creates
+  /// shared values while loading cannot deadlock; if another thread published one first, that
+  /// one wins and the new one is dropped (cancelling its subscription). Made by the caller: a
+  /// holder inlines `make`, so the reference is made with its value type known.
+  @usableFromInline
+  package func reference<Value: Sendable>(
+    id: AnyHashable,
+    writer: (any SharedKey<Value>)?,
+    skipInitialLoad: Bool = false,
+    make: () -> StoredReference<Value>
+  ) -> HeldReference<Value> {
     let slot = Slot(id: id, valueType: ObjectIdentifier(Value.self))
     if let live = table.withLock({ Self.live(slot, in: $0) }) {
       return adopted(live, as: Value.self, writer: writer)
     }
-    let created = StoredReference(reader: reader, writer: writer, initialValue: initialValue())
+    let created = make()
     created.start(skipInitialLoad: skipInitialLoad)
     let lifetime = ReferenceLifetime(reference: created) { [weak self] in
       created.stop()
@@ -106,7 +121,8 @@ package final class PersistentReferences: Sendable {
 }
 
 /// A live reference and the lifetime that its holder keeps.
+@usableFromInline
 package struct HeldReference<Value: Sendable> {
-  package let reference: StoredReference<Value>
-  package let lifetime: ReferenceLifetime
+  @usableFromInline package let reference: StoredReference<Value>
+  @usableFromInline package let lifetime: ReferenceLifetime
 }

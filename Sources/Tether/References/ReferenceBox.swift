@@ -14,14 +14,15 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
   // touched while holding `lock`; `head` is atomic and only points at nodes kept alive there.
   @usableFromInline let head: Atomic<Unmanaged<Node>>
   private let lock = Mutex(())
-  private var newest: Node
+  @usableFromInline var newest: Node
   private var retired: [Node] = []
-  private var lifetime: ReferenceLifetime?
+  @usableFromInline var lifetime: ReferenceLifetime?
   // Values are `Listener`s: an empty dictionary of a generic type had its metadata looked up
   // for every new holder, where most holders never have a listener.
   private var listeners: [UInt64: AnyObject] = [:]
   private var nextListener: UInt64 = 0
-  private let observe: @Sendable (Ref, @escaping @Sendable (Value) -> Void) -> SharedSubscription
+  @usableFromInline
+  let observe: @Sendable (Ref, @escaping @Sendable (Value) -> Void) -> SharedSubscription
 
   @usableFromInline
   final class Node: Sendable {
@@ -32,6 +33,7 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
 
     /// `stored` is `reference` when it is a stored one: passed by the caller, which knows,
     /// because a dynamic cast here was a tenth of starting a file key (measured with callgrind).
+    @usableFromInline
     init(_ reference: Ref, stored: StoredReference<Value>?) {
       self.reference = reference
       if let stored {
@@ -55,6 +57,8 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
 
   /// `stored` is `reference` when it is a stored one (its reads are then specialized), else
   /// `nil`.
+  // Inlined, so a holder's cell and node are made with their types known (see `Shared.init`).
+  @inlinable
   package init(
     _ reference: Ref, stored: StoredReference<Value>?, lifetime: ReferenceLifetime?,
     observe: @escaping @Sendable (Ref, @escaping @Sendable (Value) -> Void) -> SharedSubscription

@@ -28,13 +28,15 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   /// The key and default of a keyed reference (`nil` for a plain value). An object rather than
   /// an optional generic struct: unspecialized code looked up the struct's metadata at every
   /// use (five a key), where an object's fields are reached through the object itself.
-  private let keyed: Keyed?
+  @usableFromInline let keyed: Keyed?
 
-  private final class Keyed: Sendable {
+  @usableFromInline
+  final class Keyed: Sendable {
     let reader: any SharedReaderKey<Value>
     /// What "no stored value" stands for: the holder's default.
     let initialValue: Value
 
+    @usableFromInline
     init(reader: any SharedReaderKey<Value>, initialValue: Value) {
       self.reader = reader
       self.initialValue = initialValue
@@ -68,6 +70,9 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
 
   /// A value stored by `reader`'s key, saved through `writer` (`nil` for a read-only key);
   /// call ``start(skipInitialLoad:)`` before publishing it.
+  // Inlined, so a holder makes it with its value type known: the reference's, the key box's
+  // and the writer's generic metadata were otherwise looked up at run time for each.
+  @inlinable
   package init(
     reader: any SharedReaderKey<Value>, writer: (any SharedKey<Value>)?, initialValue: Value
   ) {
@@ -405,5 +410,5 @@ private final class Observer<Value: Sendable>: Sendable {
 @usableFromInline
 final class Writer<Value: Sendable>: Sendable {
   @usableFromInline let key: any SharedKey<Value>
-  init(_ key: any SharedKey<Value>) { self.key = key }
+  @usableFromInline init(_ key: any SharedKey<Value>) { self.key = key }
 }

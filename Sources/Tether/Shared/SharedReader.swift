@@ -12,6 +12,7 @@ public struct SharedReader<Value: Sendable>: Sendable {
   @usableFromInline package let box: Box
 
   /// `stored` is `reference` when it is a stored one (reads are then specialized for `Value`).
+  @inlinable
   package init(
     reference: any Reference<Value>, stored: StoredReference<Value>? = nil,
     lifetime: ReferenceLifetime?
@@ -21,17 +22,22 @@ public struct SharedReader<Value: Sendable>: Sendable {
     }
   }
 
+  @inlinable
   package init(_ held: HeldReference<Value>) {
     self.init(reference: held.reference, stored: held.reference, lifetime: held.lifetime)
   }
 
   /// Reads the value of `key`, using `wrappedValue` only if nothing is live or stored yet.
+  @inlinable
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedReaderKey<Value>) {
+    // Inlined, so the holder's cell and reference are made with their types known (see
+    // `Shared.init(wrappedValue:_:)`).
     self.init(Self.reference(for: key, writer: nil, initialValue: wrappedValue))
   }
 
   /// Reads the value of a writable key; holders with `@Shared` share the same reference.
   @_disfavoredOverload
+  @inlinable
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
     self.init(Self.reference(for: key, writer: key, initialValue: wrappedValue))
   }
@@ -136,12 +142,14 @@ public struct SharedReader<Value: Sendable>: Sendable {
       lifetime: parent.lifetime)
   }
 
-  private static func reference(
+  @inlinable
+  static func reference(
     for key: some SharedReaderKey<Value>, writer: (any SharedKey<Value>)?,
     initialValue: () -> Value
   ) -> HeldReference<Value> {
-    TetherScope.current.references.reference(
-      id: AnyHashable(key.id), reader: key, writer: writer, initialValue: initialValue)
+    TetherScope.current.references.reference(id: AnyHashable(key.id), writer: writer) {
+      StoredReference(reader: key, writer: writer, initialValue: initialValue())
+    }
   }
 }
 

@@ -6,17 +6,18 @@ import Synchronization
 ///
 /// The process has one; `TetherSystem.withBootstrap` gives a task its own, so parallel tests
 /// never share values.
+@usableFromInline
 package final class TetherScope: Sendable {
   /// The scope of the process, used when no task-local scope is set.
-  package static let process = TetherScope()
+  @usableFromInline package static let process = TetherScope()
 
-  @TaskLocal package static var override: TetherScope?
+  @usableFromInline @TaskLocal package static var override: TetherScope?
 
   /// The scope that new shared values and keys join.
-  package static var current: TetherScope { override ?? process }
+  @usableFromInline package static var current: TetherScope { override ?? process }
 
   /// The live references of this scope.
-  package let references = PersistentReferences()
+  @usableFromInline package let references = PersistentReferences()
 
   private let locals = Mutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
   private let installed: LockedState<StrategyRegistry?>
