@@ -9,6 +9,12 @@ final class FileStores: Sendable {
   private struct Slot: Hashable {
     let path: HashedPath
     let type: ObjectIdentifier
+
+    /// The path's hash, computed once, mixed with the type's and the table's seed rather than
+    /// hashed again (see `HashedPath`).
+    func _rawHashValue(seed: Int) -> Int {
+      path._rawHashValue(seed: seed) ^ Int(bitPattern: UInt(bitPattern: type))
+    }
   }
 
   private struct Entry {

@@ -33,7 +33,9 @@ package enum ResolvedPath {
       // Nearly every folder is its own real path: the path is then the candidate as it is.
       let candidate = parent.isLexical ? path : LexicalPath.joining(parent.path.string, name)
       // Most names are in a folder listed since its last change, and are not links there.
-      if let links = parent.links, !links.contains(name) { return (candidate, parent.path) }
+      if let links = parent.links, links.isEmpty || !links.contains(name) {
+        return (candidate, parent.path)
+      }
       guard let target = link(at: candidate) else { return (candidate, parent.path) }
       path = LexicalPath.normalized(
         target.hasPrefix("/") ? target : LexicalPath.joining(parent.path.string, target))

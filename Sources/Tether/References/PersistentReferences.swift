@@ -9,7 +9,7 @@ package final class PersistentReferences: Sendable {
   private struct Slot {
     let id: AnyHashable
     let valueType: ObjectIdentifier
-    let hash: Int
+    let hash: SlotHash
 
     init(id: AnyHashable, valueType: ObjectIdentifier) {
       self.id = id
@@ -17,8 +17,16 @@ package final class PersistentReferences: Sendable {
       var hasher = Hasher()
       hasher.combine(id)
       hasher.combine(valueType)
-      self.hash = hasher.finalize()
+      self.hash = SlotHash(value: hasher.finalize())
     }
+  }
+
+  /// A slot's hash as a table key: it is a `Hasher`'s already, so the table mixes in its seed
+  /// rather than hashing it again at each lookup, insert and growth.
+  private struct SlotHash: Hashable {
+    let value: Int
+
+    func _rawHashValue(seed: Int) -> Int { value ^ seed }
   }
 
   private struct Entry {
@@ -31,7 +39,7 @@ package final class PersistentReferences: Sendable {
   /// slot itself: a dictionary copies every key its probe passes to compare it, and copying an
   /// `AnyHashable` goes through its box's witnesses (measured: seven copies, two percent of
   /// starting a file key); comparing two casts dynamically, so ids are compared last.
-  private let table = LockedState<[Int: [Entry]]>([:])
+  private let table = LockedState<[SlotHash: [Entry]]>([:])
 
   package init() {}
 
@@ -99,7 +107,7 @@ package final class PersistentReferences: Sendable {
     table.withLock { table in table.values.reduce(0) { $0 + $1.count { $0.lifetime != nil } } }
   }
 
-  private static func live(_ slot: Slot, in table: [Int: [Entry]]) -> ReferenceLifetime? {
+  private static func live(_ slot: Slot, in table: [SlotHash: [Entry]]) -> ReferenceLifetime? {
     guard let entries = table[slot.hash] else { return nil }
     for index in entries.indices
     where entries[index].valueType == slot.valueType && entries[index].id == slot.id {
