@@ -26,9 +26,15 @@ extension SharedReaderKey {
   ///
   /// The coders are shared by every such key instead of made per key (measured: a twentieth of
   /// starting a file key).
+  @inlinable
   public static func fileStorage<V: Codable & Sendable>(_ url: URL) -> Self
   where Self == FileStorageKey<V> {
-    fileStorage(url, encoder: DefaultCoders.encoder, decoder: DefaultCoders.decoder)
+    // Inlined, so the closures are made for the caller's type and capture nothing: made here,
+    // generic, each was an allocation a key.
+    FileStorageKey(
+      url: url, settings: .default,
+      encode: { try DefaultCoders.encoder.encode($0) },
+      decode: { try DefaultCoders.decoder.decode(V.self, from: $0) })
   }
 
   /// A value stored in a file with your own encoding.
@@ -61,6 +67,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   private let store: FileStore<Value>
   private let coder: FileCoder<Value>
 
+  @usableFromInline
   init(
     url: URL, settings: FileStorageSettings,
     encode: @escaping @Sendable (Value) throws -> Data,
@@ -157,7 +164,8 @@ public struct FileStorageKeyID: Hashable, Sendable {
 
 /// The coders of keys made without their own, as `fileStorage(_:encoder:decoder:)`'s defaults
 /// make them: both are thread-safe, so one of each serves every key.
+@usableFromInline
 enum DefaultCoders {
-  static let encoder = JSONEncoder()
-  static let decoder = JSONDecoder()
+  @usableFromInline static let encoder = JSONEncoder()
+  @usableFromInline static let decoder = JSONDecoder()
 }
