@@ -4,7 +4,7 @@
 /// the caller awaiting it goes on; one that is resumed twice is reported and the second result
 /// is ignored.
 public struct LoadContinuation<Value: Sendable>: Sendable {
-  private let box: LoadBox<Value>
+  @usableFromInline let box: LoadBox<Value>
 
   /// Creates a continuation that hands its result to `callback`.
   ///
@@ -29,6 +29,7 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
 
   /// A continuation that hands its result to `reference` (a key's initial load), whose key
   /// reports name.
+  @inlinable
   package init(reference: StoredReference<Value>) {
     self.box = LoadBox(reference: reference)
   }
@@ -57,7 +58,8 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
 /// A reference is told each outcome by its own method rather than through a
 /// `Result<Value?, any Error>?`: in unspecialized code every such value has its three types'
 /// metadata looked up at run time (measured: a twentieth of starting a file key).
-private final class LoadBox<Value: Sendable>: Sendable {
+@usableFromInline
+final class LoadBox<Value: Sendable>: Sendable {
   /// A closure to tell and what its reports name, as an object: the box then holds two
   /// optional references, whose layout needs no metadata, where an enum with the closure's
   /// generic type looked up three (an `Optional` twice) at every resume and deinit.
@@ -77,6 +79,7 @@ private final class LoadBox<Value: Sendable>: Sendable {
   private let reference: StoredReference<Value>?
   private let closure: Closure?
 
+  @usableFromInline
   init(reference: StoredReference<Value>) {
     self.reference = reference
     self.closure = nil

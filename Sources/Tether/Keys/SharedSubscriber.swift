@@ -20,6 +20,7 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     self.onSaved = { _ in }
   }
 
+  @usableFromInline
   package init(
     callback: @escaping @Sendable (Result<Value?, any Error>) -> Void,
     onLoading: @escaping @Sendable (Bool) -> Void,

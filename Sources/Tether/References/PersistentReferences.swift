@@ -51,12 +51,15 @@ package final class PersistentReferences: Sendable {
     skipInitialLoad: Bool = false,
     initialValue: () -> Value
   ) -> HeldReference<Value> {
-    reference(id: id, writer: writer, skipInitialLoad: skipInitialLoad) {
-      StoredReference(reader: reader, writer: writer, initialValue: initialValue())
+    reference(id: id, writer: writer) {
+      let made = StoredReference(reader: reader, writer: writer, initialValue: initialValue())
+      made.start(skipInitialLoad: skipInitialLoad)
+      return made
     }
   }
 
-  /// The live reference for `id`, or the one `make` makes (not started yet), started.
+  /// The live reference for `id`, or the one `make` makes and starts (see
+  /// ``StoredReference/start(skipInitialLoad:)``).
   ///
   /// A new reference loads and subscribes outside the table's lock, so a key that creates
   /// shared values while loading cannot deadlock; if another thread published one first, that
@@ -66,7 +69,6 @@ package final class PersistentReferences: Sendable {
   package func reference<Value: Sendable>(
     id: AnyHashable,
     writer: (any SharedKey<Value>)?,
-    skipInitialLoad: Bool = false,
     make: () -> StoredReference<Value>
   ) -> HeldReference<Value> {
     let slot = Slot(id: id, valueType: ObjectIdentifier(Value.self))
@@ -74,7 +76,6 @@ package final class PersistentReferences: Sendable {
       return adopted(live, as: Value.self, writer: writer)
     }
     let created = make()
-    created.start(skipInitialLoad: skipInitialLoad)
     let lifetime = ReferenceLifetime(reference: created) { [weak self] in
       created.stop()
       self?.prune(slot)

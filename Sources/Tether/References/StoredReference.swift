@@ -32,9 +32,9 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
 
   @usableFromInline
   final class Keyed: Sendable {
-    let reader: any SharedReaderKey<Value>
+    @usableFromInline let reader: any SharedReaderKey<Value>
     /// What "no stored value" stands for: the holder's default.
-    let initialValue: Value
+    @usableFromInline let initialValue: Value
 
     @usableFromInline
     init(reader: any SharedReaderKey<Value>, initialValue: Value) {
@@ -46,10 +46,10 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   // Unchecked: guarded by `lock`, and `withLock` mutates a copy, so the runtime's exclusivity
   // bookkeeping (a thread-local set per access) only costs time here.
   @usableFromInline @exclusivity(unchecked) var value: Value
-  private var loading = false
+  @usableFromInline var loading = false
   private var lastLoadError: (any Error)?
   private var lastSaveError: (any Error)?
-  private var subscription: SharedSubscription?
+  @usableFromInline var subscription: SharedSubscription?
   // Values of a non-generic type: an empty dictionary of a generic closure type had its tuple
   // and function metadata looked up for every new reference (a fortieth of opening a file key).
   private var observers: [UInt64: AnyObject] = [:]
@@ -99,6 +99,9 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   }
 
   /// Runs the key's initial load and subscribes to its changes.
+  // Inlined with the holder's `make` (see `PersistentReferences`), so the load's context and
+  // continuation are made with the value type known.
+  @inlinable
   package func start(skipInitialLoad: Bool) {
     guard let keyed else { return }
     let reader = keyed.reader
@@ -267,6 +270,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   }
 
   /// Applies a value from the key (a load or a subscription); `nil` means the initial value.
+  @usableFromInline
   package func finishLoad(_ result: Result<Value?, any Error>?) {
     switch result {
     case .success(let value?): finishLoad(returning: value)
@@ -343,6 +347,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   }
 
   /// Takes a save's result: success clears the errors, failure sets `saveError`.
+  @usableFromInline
   package func saveFinished(_ result: Result<Void, any Error>?) {
     lock.withLock {
       switch result {
@@ -358,7 +363,8 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
     }
   }
 
-  private func setLoading(_ isLoading: Bool) {
+  @usableFromInline
+  func setLoading(_ isLoading: Bool) {
     lock.withLock {
       guard loading != isLoading else { return }
       mutate(ObservedSubject.loadingPath) { loading = isLoading }

@@ -209,9 +209,11 @@ public struct Shared<Value: Sendable>: Sendable {
     for key: some SharedKey<Value>, skipInitialLoad: Bool = false,
     initialValue: () -> Value
   ) -> HeldReference<Value> {
-    TetherScope.current.references.reference(
-      id: AnyHashable(key.id), writer: key, skipInitialLoad: skipInitialLoad
-    ) { StoredReference(reader: key, writer: key, initialValue: initialValue()) }
+    TetherScope.current.references.reference(id: AnyHashable(key.id), writer: key) {
+      let made = StoredReference(reader: key, writer: key, initialValue: initialValue())
+      made.start(skipInitialLoad: skipInitialLoad)
+      return made
+    }
   }
 }
 

@@ -148,7 +148,9 @@ public struct SharedReader<Value: Sendable>: Sendable {
     initialValue: () -> Value
   ) -> HeldReference<Value> {
     TetherScope.current.references.reference(id: AnyHashable(key.id), writer: writer) {
-      StoredReference(reader: key, writer: writer, initialValue: initialValue())
+      let made = StoredReference(reader: key, writer: writer, initialValue: initialValue())
+      made.start(skipInitialLoad: false)
+      return made
     }
   }
 }
