@@ -16,6 +16,12 @@ final class DefaultsFiles: Sendable {
     self.scope = scope
   }
 
+  /// The current scope's files, made at its first defaults key.
+  static var current: DefaultsFiles {
+    let scope = TetherScope.current
+    return scope.local(DefaultsFiles.self) { DefaultsFiles(scope: scope) }
+  }
+
   func file(for store: DefaultsStore, throttle: Duration) -> DefaultsFile {
     let registration = store.registrationPath
     let (file, isLive) = files.withLock { files -> (DefaultsFile, Bool) in

@@ -32,9 +32,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   init(_ name: String, store: DefaultsStore, throttle: Duration) {
     self.name = name
     self.store = store
-    let scope = TetherScope.current
-    self.file = scope.local(DefaultsFiles.self) { DefaultsFiles(scope: scope) }
-      .file(for: store, throttle: throttle)
+    self.file = DefaultsFiles.current.file(for: store, throttle: throttle)
     self.coding = Self.coding(for: name, in: store)
   }
 

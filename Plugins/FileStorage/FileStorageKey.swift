@@ -76,10 +76,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
     // Hashed once for the tables it is looked up in (the id's, the store's, the watcher's);
     // its folder's hash comes with the folder's resolution.
     let resolved = ResolvedPath.file(url)
-    let scope = TetherScope.current
-    self.store = scope.local(FileStores.self) { FileStores(scope: scope) }
-      .store(
-        path: HashedPath(resolved.path), in: resolved.folder, of: Value.self, settings: settings)
+    self.store = FileStores.current.store(
+      path: HashedPath(resolved.path), in: resolved.folder, of: Value.self, settings: settings)
     self.coder = FileCoder(encode: encode, decode: decode)
   }
 

@@ -1,5 +1,3 @@
-import Tether
-
 /// What file storage keeps in the current scope (a `withBootstrap`'s, or the process's), for
 /// tests and diagnostics.
 ///
@@ -11,8 +9,5 @@ import Tether
 public enum FileStorageProbe {
   /// The file stores the current scope keeps: one per path and value type that a live key
   /// holds, and none for keys that have gone.
-  public static var openStores: Int {
-    let scope = TetherScope.current
-    return scope.local(FileStores.self) { FileStores(scope: scope) }.slots
-  }
+  public static var openStores: Int { FileStores.current.slots }
 }

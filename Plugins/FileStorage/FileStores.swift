@@ -28,6 +28,12 @@ final class FileStores: Sendable {
     self.scope = scope
   }
 
+  /// The current scope's stores, made at its first file key.
+  static var current: FileStores {
+    let scope = TetherScope.current
+    return scope.local(FileStores.self) { FileStores(scope: scope) }
+  }
+
   func store<Value: Sendable>(
     path: HashedPath, in folder: HashedPath, of type: Value.Type, settings: FileStorageSettings
   ) -> FileStore<Value> {

@@ -52,14 +52,14 @@ package final class PersistentReferences: Sendable {
     initialValue: () -> Value
   ) -> HeldReference<Value> {
     reference(id: id, writer: writer) {
-      let made = StoredReference(reader: reader, writer: writer, initialValue: initialValue())
-      made.start(skipInitialLoad: skipInitialLoad)
-      return made
+      StoredReference.started(
+        reader: reader, writer: writer, initialValue: initialValue(),
+        skipInitialLoad: skipInitialLoad)
     }
   }
 
   /// The live reference for `id`, or the one `make` makes and starts (see
-  /// ``StoredReference/start(skipInitialLoad:)``).
+  /// ``StoredReference/started(reader:writer:initialValue:skipInitialLoad:)``).
   ///
   /// A new reference loads and subscribes outside the table's lock, so a key that creates
   /// shared values while loading cannot deadlock; if another thread published one first, that

@@ -68,6 +68,19 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
     self.isEqual = Equality.comparer(for: Value.self)
   }
 
+  /// A value stored by `reader`'s key, saved through `writer` (`nil` for a read-only key),
+  /// loaded and subscribed to (unless `skipInitialLoad`): what a holder hands the table of live
+  /// references to publish.
+  @inlinable
+  package static func started(
+    reader: consuming any SharedReaderKey<Value>, writer: consuming (any SharedKey<Value>)?,
+    initialValue: consuming Value, skipInitialLoad: Bool
+  ) -> StoredReference {
+    let made = StoredReference(reader: reader, writer: writer, initialValue: initialValue)
+    made.start(skipInitialLoad: skipInitialLoad)
+    return made
+  }
+
   /// A value stored by `reader`'s key, saved through `writer` (`nil` for a read-only key);
   /// call ``start(skipInitialLoad:)`` before publishing it.
   // Inlined, so a holder makes it with its value type known: the reference's, the key box's

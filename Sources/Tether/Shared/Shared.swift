@@ -210,9 +210,8 @@ public struct Shared<Value: Sendable>: Sendable {
     initialValue: () -> Value
   ) -> HeldReference<Value> {
     TetherScope.current.references.reference(id: AnyHashable(key.id), writer: key) {
-      let made = StoredReference(reader: key, writer: key, initialValue: initialValue())
-      made.start(skipInitialLoad: skipInitialLoad)
-      return made
+      StoredReference.started(
+        reader: key, writer: key, initialValue: initialValue(), skipInitialLoad: skipInitialLoad)
     }
   }
 }

@@ -148,9 +148,8 @@ public struct SharedReader<Value: Sendable>: Sendable {
     initialValue: () -> Value
   ) -> HeldReference<Value> {
     TetherScope.current.references.reference(id: AnyHashable(key.id), writer: writer) {
-      let made = StoredReference(reader: key, writer: writer, initialValue: initialValue())
-      made.start(skipInitialLoad: false)
-      return made
+      StoredReference.started(
+        reader: key, writer: writer, initialValue: initialValue(), skipInitialLoad: false)
     }
   }
 }
