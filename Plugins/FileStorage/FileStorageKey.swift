@@ -74,11 +74,13 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
     decode: @escaping @Sendable (Data) throws -> Value
   ) {
     // Hashed once for the tables it is looked up in (the id's, the store's, the watcher's);
-    // its folder's hash comes with the folder's resolution.
-    let resolved = ResolvedPath.file(url)
+    // its folder's hash comes with the folder's resolution. A file opened on the way (its
+    // folder watched, no link on its path) is read for the load, which need not open it again.
+    var resolved = ResolvedPath.opening(url)
     self.store = FileStores.current.store(
       path: HashedPath(resolved.path), in: resolved.folder, of: Value.self, settings: settings)
     self.coder = FileCoder(encode: encode, decode: decode)
+    if let opened = resolved.opened.take() { store.offer(opened) }
   }
 
   /// The resolved path.

@@ -110,7 +110,14 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   /// up at run time.
   func load(decode: (Data) throws -> Value, into continuation: LoadContinuation<Value>) {
     let mark = FileWatcher.shared.mark(in: directory)
-    let content = FileContent.read(path)
+    let offered = state.withLock { state in
+      defer { state.offered = nil }
+      return state.offered
+    }
+    // What the key read as it opened the file is the file now if the watcher has taken up
+    // no event since (a change would be one); otherwise it is read again.
+    let content =
+      if let offered, offered.mark == mark { offered.content } else { FileContent.read(path) }
     guard case .data(let data) = content, !data.isEmpty else {
       remember(content, since: mark)
       if case .unreadable(let error) = content { return continuation.resume(throwing: error) }
@@ -125,6 +132,15 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
     }
     remember(content, since: mark, corrupt: nil)
     continuation.resume(returning: value)
+  }
+
+  /// Takes the file a key opened as it resolved the path: read now if a load will want it (no
+  /// holder watches the file yet), so that the load need not open it again.
+  func offer(_ file: consuming OpenedFile) {
+    guard state.withLock({ $0.watch == nil }) else { return }
+    let mark = file.mark
+    let content = file.read()
+    state.withLock { $0.offered = OfferedRead(content: content, mark: mark) }
   }
 
   /// Notes what a load read and where the watcher stood then (in one lock). When it read bytes,
@@ -285,6 +301,14 @@ private struct FileStoreState: Sendable {
   var loaded: FileContent?
   /// Where the watcher stood when `loaded` was read.
   var loadedSince: WatchMark?
+  /// What a key read as it opened the file, for the next load.
+  var offered: OfferedRead?
+}
+
+/// The file as a key read it when it opened it, and where the watcher stood before.
+private struct OfferedRead: Sendable {
+  let content: FileContent
+  let mark: WatchMark
 }
 
 private struct FileStoreSubscriber: Sendable {

@@ -2,6 +2,7 @@
 #define TETHER_CTETHERLINUX_SHIM_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <sys/syscall.h>
@@ -14,6 +15,27 @@ static const unsigned int TETHER_RENAME_EXCHANGE = 1u << 1;
 
 static inline int tether_renameat2(const char *from, const char *to, unsigned int flags) {
   return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, flags);
+}
+
+// Opens `path` only if no component of it, the last included, is a symlink (ELOOP otherwise):
+// one call that both opens a file and shows its path is already resolved. ENOSYS where the
+// kernel (before 5.6) or the headers lack openat2.
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#endif
+
+// O_PATH, which glibc also names only under _GNU_SOURCE: an open that resolves the path and
+// opens nothing for reading.
+static const int TETHER_O_PATH = __O_PATH;
+
+static inline int tether_open_without_links(const char *_Nonnull path, int flags) {
+#if defined(SYS_openat2) && defined(RESOLVE_NO_SYMLINKS)
+  struct open_how how = {.flags = (unsigned long long)flags, .resolve = RESOLVE_NO_SYMLINKS};
+  return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+#else
+  errno = ENOSYS;
+  return -1;
+#endif
 }
 
 // readdir's records are only as long as their names: the last one in its buffer can end before

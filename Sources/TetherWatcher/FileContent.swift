@@ -37,6 +37,22 @@ package enum FileContent: Sendable, Equatable {
       path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
     }
     defer { close(fd) }
+    return try readData(fd, path: path, shortReadEnds: shortReadEnds)
+  }
+
+  /// The file open at `fd` (`path` names it in errors), read as ``read(_:)`` reads it.
+  static func read(_ fd: Int32, path: String) -> FileContent {
+    do {
+      return .data(try readData(fd, path: path, shortReadEnds: true))
+    } catch {
+      return .unreadable(error)
+    }
+  }
+
+  /// ``readData(_:shortReadEnds:)`` of a file open at `fd`, from where it stands.
+  private static func readData(
+    _ fd: Int32, path: String, shortReadEnds: Bool
+  ) throws(SystemError) -> Data {
     let first = try firstRead(fd, path: path, shortReadEnds: shortReadEnds)
     if first.done { return first.data }
     var data = first.data

@@ -2,6 +2,19 @@ package import Foundation
 import Glibc
 import Synchronization
 
+/// A file key's resolved path and folder, and the file itself when it was opened on the way.
+package struct ResolvedFile: ~Copyable {
+  package let path: String
+  package let folder: HashedPath
+  package var opened: OpenedFile?
+
+  init(path: String, folder: HashedPath, opened: consuming OpenedFile?) {
+    self.path = path
+    self.folder = folder
+    self.opened = opened
+  }
+}
+
 /// The path a file key really writes: symlinks followed (also a link whose target does not exist
 /// yet, which `resolvingSymlinksInPath` leaves alone), `.` and `..` and doubled slashes removed.
 package enum ResolvedPath {
@@ -11,24 +24,91 @@ package enum ResolvedPath {
 
   /// The resolved form of an absolute path.
   package static func of(path: String) -> String {
-    file(path: path).path
+    file(path: LexicalPath.normalized(path)).path
   }
 
   /// `url`'s resolved path and its folder, hashed: a folder's hash is kept with its resolution,
   /// so the keys of one folder hash it once (a file store hands it to the watcher).
   package static func file(_ url: URL) -> (path: String, folder: HashedPath) {
-    // The percent-encoded path is the plain one when nothing in it is encoded, and is had
-    // without the decoding pass (measured: `path` was a sixth of a file key's start).
-    let encoded = url.path(percentEncoded: true)
-    return file(
-      path: encoded.withUTF8Bytes({ $0.contains(UInt8(ascii: "%")) }) ? url.path : encoded)
+    file(path: LexicalPath.normalized(plainPath(of: url)))
   }
 
+  /// ``file(_:)``, with the file opened on the way when its folder is watched (see
+  /// ``OpenedFile``): a key that loads its file then needs no `open` of its own to read it.
+  /// Most keys are in folders watched for the keys before them.
+  package static func opening(_ url: URL) -> ResolvedFile {
+    let path = LexicalPath.normalized(plainPath(of: url))
+    let folder = lexicalFolder(of: path)
+    // Taken before the file is opened: what is read then is checked against later events.
+    let mark = FileWatcher.shared.mark(in: folder)
+    let resolved: (path: String, folder: HashedPath)
+    switch LinkFreeOpen.open(path, pathOnly: mark == nil) {
+    case .opened(let descriptor):
+      guard let mark else {
+        close(descriptor)
+        return ResolvedFile(path: path, folder: folder, opened: OpenedFile?.none)
+      }
+      return ResolvedFile(
+        path: path, folder: folder,
+        opened: OpenedFile(mark: mark, descriptor: descriptor, path: path))
+    case .missing:
+      guard let mark else {
+        return ResolvedFile(path: path, folder: folder, opened: OpenedFile?.none)
+      }
+      return ResolvedFile(
+        path: path, folder: folder, opened: OpenedFile(mark: mark, descriptor: -1, path: path))
+    case .linkOnTheWay:
+      resolved = resolve(path, trustingLexicalFolders: false)
+    case .cannotTell:
+      resolved = resolve(path, trustingLexicalFolders: true)
+    }
+    return ResolvedFile(path: resolved.path, folder: resolved.folder, opened: OpenedFile?.none)
+  }
+
+  /// The percent-encoded path is the plain one when nothing in it is encoded, and is had
+  /// without the decoding pass (measured: `path` was a sixth of a file key's start).
+  private static func plainPath(of url: URL) -> String {
+    let encoded = url.path(percentEncoded: true)
+    return encoded.withUTF8Bytes({ $0.contains(UInt8(ascii: "%")) }) ? url.path : encoded
+  }
+
+  /// `path` (normalized) resolved. A path with no link on the way is its own resolved path,
+  /// which one `openat2` tells (measured: a third cheaper than the `stat` of its folder that
+  /// checking a remembered resolution took, a tenth of starting 10,000 file keys).
   private static func file(path: String) -> (path: String, folder: HashedPath) {
-    var path = LexicalPath.normalized(path)
+    switch LinkFreeOpen.open(path, pathOnly: true) {
+    case .opened(let descriptor):
+      close(descriptor)
+      return (path, lexicalFolder(of: path))
+    case .missing:
+      return (path, lexicalFolder(of: path))
+    case .linkOnTheWay:
+      return resolve(path, trustingLexicalFolders: false)
+    case .cannotTell:
+      return resolve(path, trustingLexicalFolders: true)
+    }
+  }
+
+  /// `path`'s parent as written, hashed; the last one is kept, since keys are mostly made
+  /// folder by folder.
+  private static func lexicalFolder(of path: String) -> HashedPath {
+    let last = folders.withLock { $0.lastLexical }
+    if let last, LexicalPath.isDirectChild(path, of: last.string) { return last }
+    let folder = HashedPath(LexicalPath.parent(of: path))
+    folders.withLock { $0.lastLexical = folder }
+    return folder
+  }
+
+  /// `path` resolved the long way, folder by folder. A folder remembered as its own real path
+  /// is trusted only when `trustingLexicalFolders`: after `openat2` found a link on the way, it
+  /// may be that folder, moved with a link left in its place (its identity unchanged).
+  private static func resolve(
+    _ path: String, trustingLexicalFolders: Bool
+  ) -> (path: String, folder: HashedPath) {
+    var path = path
     // A symlink loop ends after as many hops as the kernel allows (ELOOP's limit).
     for _ in 0..<40 {
-      let parent = realParent(of: path)
+      let parent = realParent(of: path, trustingLexical: trustingLexicalFolders)
       let name = LexicalPath.name(of: path)
       // Nearly every folder is its own real path: the path is then the candidate as it is.
       let candidate = parent.isLexical ? path : LexicalPath.joining(parent.path.string, name)
@@ -53,6 +133,8 @@ package enum ResolvedPath {
     /// it (measured: a third of resolving a file key's path).
     var lastPath = ""
     var last: ResolvedFolder?
+    /// The folder of the last path found to have no link on the way, hashed.
+    var lastLexical: HashedPath?
   }
 
   /// A class: an entry is copied out of the table for each key, and copying a struct of its
@@ -97,7 +179,7 @@ package enum ResolvedPath {
   /// six system calls a key); a folder resolved before costs one `stat` instead, which also
   /// notices when a link on the way now leads to another folder, and whether the folder changed
   /// since it was listed (a listing saves each file's `readlink`).
-  private static func realParent(of path: String) -> RealParent {
+  private static func realParent(of path: String, trustingLexical: Bool) -> RealParent {
     let last = folders.withLock { folders -> (path: String, folder: ResolvedFolder)? in
       guard let last = folders.last, LexicalPath.isDirectChild(path, of: folders.lastPath) else {
         return nil
@@ -120,7 +202,8 @@ package enum ResolvedPath {
         if let known { (folders.lastPath, folders.last) = (parent, known) }
         return known
       }
-    if let known, known.device == device, known.inode == inode {
+    if let known, known.device == device, known.inode == inode, trustingLexical || !known.isLexical
+    {
       if let listing = known.listing, listing.changed == changed {
         return RealParent(path: known.path, isLexical: known.isLexical, links: listing.links)
       }
