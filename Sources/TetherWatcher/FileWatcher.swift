@@ -34,8 +34,7 @@ package final class FileWatcher: Sendable {
 
   struct Entry {
     let directory: HashedPath
-    /// Most files have one subscriber (their store): an array, not a dictionary per file.
-    var subscribers: [(id: UInt64, deliver: @Sendable (FileContent) -> Void)]
+    var subscribers: FileSubscribers
     var known: FileContent
     var ownWrites: [Data] = []
     /// Whether a process wrote the file in place and has not closed it yet (its last event was
@@ -138,11 +137,11 @@ package final class FileWatcher: Sendable {
       let start = !state.started
       state.started = true
       if let index = state.files.index(forKey: key) {
-        state.files.values[index].subscribers.append((id, onChange))
+        state.files.values[index].subscribers.append(id: id, deliver: onChange)
       } else {
         // Read here only if the entry went away since the check above: a rare race.
         state.files[key] = Entry(
-          directory: directory, subscribers: [(id, onChange)],
+          directory: directory, subscribers: FileSubscribers(id: id, deliver: onChange),
           known: baseline ?? FileContent.read(path))
         state.statistics.watchedFiles += 1
       }
@@ -250,7 +249,7 @@ package final class FileWatcher: Sendable {
     enum Outcome { case kept, idle, removed }
     let outcome = state.withLock { state -> Outcome in
       guard var entry = state.files[key] else { return .kept }
-      entry.subscribers.removeAll { $0.id == id }
+      entry.subscribers.remove(id: id)
       guard entry.subscribers.isEmpty else {
         state.files[key] = entry
         return .kept
@@ -464,7 +463,7 @@ package final class FileWatcher: Sendable {
       entry.known = content
       entry.eventsSinceKnown = 0
       state.files[key] = entry
-      return ownWrite ? .unchanged : .deliver(entry.subscribers.map(\.deliver))
+      return ownWrite ? .unchanged : .deliver(entry.subscribers.deliveries)
     }
   }
 
