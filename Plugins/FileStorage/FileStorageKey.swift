@@ -33,8 +33,9 @@ extension SharedReaderKey {
     // generic, each was an allocation a key.
     FileStorageKey(
       url: url, settings: .default,
-      encode: { try DefaultCoders.encoder.encode($0) },
-      decode: { try DefaultCoders.decoder.decode(V.self, from: $0) })
+      coder: FileCoder(
+        encode: { try DefaultCoders.encoder.encode($0) },
+        decode: { try DefaultCoders.decoder.decode(V.self, from: $0) }))
   }
 
   /// A value stored in a file with your own encoding.
@@ -64,22 +65,26 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   // Two references and nothing else: a key fits in an existential's inline buffer, so a holder
   // keeps it as `any SharedKey` without boxing it (a key with its path and closures inline was
   // boxed twice a holder), and copies it with two retains. The store holds the path.
-  private let store: FileStore<Value>
+  private let store: FileStore
   private let coder: FileCoder<Value>
 
-  @usableFromInline
   init(
     url: URL, settings: FileStorageSettings,
     encode: @escaping @Sendable (Value) throws -> Data,
     decode: @escaping @Sendable (Data) throws -> Value
   ) {
+    self.init(url: url, settings: settings, coder: FileCoder(encode: encode, decode: decode))
+  }
+
+  @usableFromInline
+  init(url: URL, settings: FileStorageSettings, coder: FileCoder<Value>) {
     // Hashed once for the tables it is looked up in (the id's, the store's, the watcher's);
     // its folder's hash comes with the folder's resolution. A file opened on the way (its
     // folder watched, no link on its path) is read for the load, which need not open it again.
     var resolved = ResolvedPath.opening(url)
     self.store = FileStores.current.store(
       path: HashedPath(resolved.path), in: resolved.folder, of: Value.self, settings: settings)
-    self.coder = FileCoder(encode: encode, decode: decode)
+    self.coder = coder
     if let opened = resolved.opened.take() { store.offer(opened) }
   }
 

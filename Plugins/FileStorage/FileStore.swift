@@ -9,7 +9,11 @@ import TetherWatcher
 /// Writes follow the ``ThrottledWriter`` policy; a value is encoded when it is written, on the
 /// writer's queue. An external edit wins over a pending local change, which is dropped and
 /// logged.
-final class FileStore<Value: Sendable>: PendingWrites, Sendable {
+///
+/// Not generic: only its methods are, so that making one looks up no generic class's metadata
+/// (measured: a hundredth of starting a file key). Still one per value type: the slot in
+/// ``FileStores`` is the path and the type.
+final class FileStore: PendingWrites, Sendable {
   private typealias State = FileStoreState
 
   /// The file's resolved path (normalized, so the watcher takes it as it is) and its folder,
@@ -23,6 +27,8 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   private let scope: TetherScope
   /// The scope's stores, told when this one goes.
   private let stores: FileStores
+  /// The value type of its keys, which with the path names its slot in `stores`.
+  private let valueType: ObjectIdentifier
   /// Made at the first save: most files are only read, and a writer (two locks, a queue's
   /// worth of state, three closures) was a tenth of starting a file key (measured with
   /// callgrind). Held retained here, released in `deinit`. An `Atomic` rather than an
@@ -72,13 +78,14 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   /// A store of the file at `path` (resolved), in `folder` (its parent), one of `stores`.
   init(
     path: HashedPath, in folder: HashedPath, settings: FileStorageSettings, scope: TetherScope,
-    stores: FileStores
+    stores: FileStores, valueType: ObjectIdentifier
   ) {
     self.key = path
     self.directory = folder
     self.settings = settings
     self.scope = scope
     self.stores = stores
+    self.valueType = valueType
     let state = state
     self.inlineWaiter = WriteWaiter(
       group: ObjectIdentifier(state),
@@ -87,7 +94,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   }
 
   deinit {
-    stores.forget(path: key, of: ObjectIdentifier(Value.self))
+    stores.forget(path: key, of: valueType)
     PendingWritesRegistry.unregister(ObjectIdentifier(self))
     guard let writer = writerIfMade.load(ordering: .acquiring)?.takeRetainedValue() else { return }
     // The last holder went with a change still to write (a trailing one, or one queued): it is
@@ -108,7 +115,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   ///
   /// Resumes rather than returns: a `Value?` in this unspecialized code has its metadata looked
   /// up at run time.
-  func load(decode: (Data) throws -> Value, into continuation: LoadContinuation<Value>) {
+  func load<Value>(decode: (Data) throws -> Value, into continuation: LoadContinuation<Value>) {
     let mark = FileWatcher.shared.mark(in: directory)
     let offered = state.withLock { state in
       defer { state.offered = nil }
@@ -156,7 +163,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
 
   // MARK: Saving
 
-  func save(
+  func save<Value>(
     _ value: Value, context: SaveContext, encoder: FileCoder<Value>,
     continuation: SaveContinuation
   ) {
@@ -177,7 +184,7 @@ final class FileStore<Value: Sendable>: PendingWrites, Sendable {
   }
 
   /// Takes a change made through `withLock`, throttled; its outcome goes to the subscribers.
-  func saveInline(_ value: Value, encoder: FileCoder<Value>) {
+  func saveInline<Value>(_ value: Value, encoder: FileCoder<Value>) {
     writer._withUnsafeGuaranteedRef { writer in
       writer.submit(encoder.change(value), immediately: false, waiter: inlineWaiter)
     }

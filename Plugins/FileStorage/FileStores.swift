@@ -18,7 +18,7 @@ final class FileStores: Sendable {
   }
 
   private struct Entry {
-    weak var store: AnyObject?
+    weak var store: FileStore?
   }
 
   private let stores = Mutex<[Slot: Entry]>([:])
@@ -36,26 +36,24 @@ final class FileStores: Sendable {
 
   func store<Value: Sendable>(
     path: HashedPath, in folder: HashedPath, of type: Value.Type, settings: FileStorageSettings
-  ) -> FileStore<Value> {
-    let (object, isLive) = stores.withLock { stores -> (AnyObject, Bool) in
+  ) -> FileStore {
+    let (store, isLive) = stores.withLock { stores -> (FileStore, Bool) in
       // Found or made in one lookup: the slot is hashed and probed once.
-      func take(_ entry: inout Entry) -> (AnyObject, Bool) {
+      func take(_ entry: inout Entry) -> (FileStore, Bool) {
         if let live = entry.store { return (live, true) }
-        let store = FileStore<Value>(
-          path: path, in: folder, settings: settings, scope: scope, stores: self)
+        let store = FileStore(
+          path: path, in: folder, settings: settings, scope: scope, stores: self,
+          valueType: ObjectIdentifier(type))
         entry.store = store
         return (store, false)
       }
       return take(&stores[Slot(path: path, type: ObjectIdentifier(type)), default: Entry()])
     }
-    // A slot holds a store of its own value type: cast back unchecked (a dynamic cast looked up
-    // the generic type's metadata a second time for every key).
-    let store = unsafeDowncast(object, to: FileStore<Value>.self)
     if isLive && store.settings != settings {
       let message =
         "\(path): open with \(store.settings) (its first key's settings); "
         + "a key asking for \(settings) shares them"
-      FileStore<Value>.logger.warning("\(message)")
+      FileStore.logger.warning("\(message)")
     }
     return store
   }
