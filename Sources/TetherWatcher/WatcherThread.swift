@@ -149,8 +149,8 @@ final class WatcherThread {
   /// for before is served as it was. Events that move folders (a drop, an awaited folder
   /// appearing) and rebuilds look at them all.
   private func sync(full: Bool = true) -> Bool {
-    let (wanted, generation, onlyAdded) = watcher.state.withLock {
-      state -> (Set<String>, UInt64, Bool) in
+    let (wanted, generation, onlyAdded, examined) = watcher.state.withLock {
+      state -> (Set<String>, UInt64, Bool, [HashedPath]) in
       let onlyAdded = !full && !state.fullSyncNeeded
       let candidates = onlyAdded ? Array(state.addedDirectories) : Array(state.directories.keys)
       state.addedDirectories = []
@@ -160,7 +160,10 @@ final class WatcherThread {
         state.directories[directory]?.files.contains {
           state.statistics.polledPaths[$0.string] == nil
         }
+          // Idle already, its watch added by a caller: it stands for the idle while, as one
+          // the thread added would.
           ?? false
+          || (state.watchedHere[directory] != nil && state.idleDirectories[directory] != nil)
       }
       if !onlyAdded {
         // An idle directory keeps a watch of its own until it is released; one waited for
@@ -174,7 +177,7 @@ final class WatcherThread {
           }
         }
       }
-      return (Set(wanted.map(\.string)), state.requested, onlyAdded)
+      return (Set(wanted.map(\.string)), state.requested, onlyAdded, candidates)
     }
     var targets: [String: Set<String>] = [:]
     for directory in wanted {
@@ -205,7 +208,9 @@ final class WatcherThread {
         paths[wd] = path
         for directory in waiting {
           watcher.unpoll(directory: directory)
-          watcher.dirtyAll(under: directory)
+          if !watcher.wasWatchedHere(HashedPath(directory), as: wd) {
+            watcher.dirtyAll(under: directory)
+          }
         }
       } catch {
         for directory in waiting {
@@ -213,7 +218,17 @@ final class WatcherThread {
         }
       }
     }
-    watcher.state.withLock { $0.statistics.inotifyWatches = watches.count + 1 }
+    watcher.state.withLock { state in
+      // The watches callers added for directories looked at here are the library's now; one
+      // that is not (the folder replaced since, or no longer wanted) is removed.
+      for directory in examined {
+        guard let wd = state.watchedHere.removeValue(forKey: directory) else { continue }
+        if watches[directory.string] != wd && paths[wd] == nil {
+          inotify_rm_watch(descriptor, wd)
+        }
+      }
+      state.statistics.inotifyWatches = watches.count + 1 + state.watchedHere.count
+    }
     watcher.served(generation)
     return true
   }
@@ -244,7 +259,11 @@ final class WatcherThread {
     watches = [:]
     paths = [:]
     dropped = []
-    watcher.state.withLock { $0.statistics.rebuilds += 1 }
+    watcher.state.withLock {
+      $0.statistics.rebuilds += 1
+      // Added under the closed descriptor: gone with it.
+      $0.watchedHere = [:]
+    }
     do {
       try start()
     } catch {

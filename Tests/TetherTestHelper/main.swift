@@ -17,6 +17,7 @@ enum Helper {
     case "count-watches": countWatches(rest)
     case "release-folders": releaseFolders(rest)
     case "rewatch-folder": rewatchFolder(rest)
+    case "watch-while-paused": watchWhilePaused(rest)
     case "overflow": overflow(rest)
     case "rewatch-deleted-folder": rewatchDeletedFolder(rest)
     case "overflow-lost-wake": overflowLostWake(rest)
@@ -57,6 +58,7 @@ enum Helper {
       make(folder)
       watches.append(FileWatcher.shared.watch("\(folder)/file\(index).json") { _ in })
     }
+    FileWatcher.shared.waitForThread()
     report(FileWatcher.shared.statistics, extra: ["files": watches.count])
   }
 
@@ -118,6 +120,8 @@ enum Helper {
     let watch = FileWatcher.shared.watch("\(folder)/data.json") { _ in }
     FileWatcher.shared.pauseForTesting()
     for index in 0..<overflowingFileCount { write("\(folder)/noise\(index)", "") }
+    // A folder not made yet: its caller waits for the thread, which watches it through its
+    // parent (a caller adds a new folder's watch itself only when the folder is there).
     make("\(folder)/new")
     let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]!
     let controls = try! FileManager.default.contentsOfDirectory(atPath: runtime)
@@ -130,7 +134,7 @@ enum Helper {
     let pausedAt = modified()
     let returned = DispatchSemaphore(value: 0)
     Thread {
-      let second = FileWatcher.shared.watch("\(folder)/new/data.json") { _ in }
+      let second = FileWatcher.shared.watch("\(folder)/new/later/data.json") { _ in }
       returned.signal()
       withExtendedLifetime(second) {}
     }.start()
@@ -326,6 +330,36 @@ enum Helper {
         "rebuildsAfterDrop": rebuildsAfterDrop,
       ])
     withExtendedLifetime((watchA, watchB)) {}
+  }
+
+  /// `watch-while-paused DIR`: with the watcher thread paused, watches a file in a new folder of
+  /// DIR — the call must not wait for the thread, which adds the folder's watch itself — writes
+  /// the file and resumes the thread; reports whether the write was delivered, the kernel's and
+  /// the watcher's count of watches once the thread has caught up, and the kernel's once the
+  /// folder is released.
+  static func watchWhilePaused(_ arguments: [String]) {
+    let folder = arguments[0] + "/new"
+    make(folder)
+    // The first watch starts the thread, and waits for it.
+    let first = FileWatcher.shared.watch(arguments[0] + "/first.json") { _ in }
+    FileWatcher.shared.pauseForTesting()
+    let recorder = TextRecorder(awaiting: "2")
+    let watch = FileWatcher.shared.watch(folder + "/data.json") { recorder.record($0) }
+    write(folder + "/data.json", "2")
+    FileWatcher.shared.resumeForTesting()
+    let delivered = recorder.waitAndCount()["delivered"]!
+    FileWatcher.shared.waitForThread()
+    let (standing, counted) = (kernelWatches(), FileWatcher.shared.statistics.inotifyWatches)
+    watch.cancel()
+    let deadline = ContinuousClock.now + .seconds(20)
+    while kernelWatches() != 2 && ContinuousClock.now < deadline { usleep(1_000) }
+    report(
+      FileWatcher.shared.statistics,
+      extra: [
+        "delivered": delivered, "kernelWatches": standing, "countedWatches": counted,
+        "kernelWatchesAfterRelease": kernelWatches(),
+      ])
+    withExtendedLifetime(first) {}
   }
 
   /// `rewatch-folder DIR`: watches DIR/a/one.json, cancels, watches DIR/b/other.json (which the

@@ -141,7 +141,7 @@ import TetherTesting
     }
   }
 
-  /// The wake-up of a caller waiting for the thread (here a watch of a new folder) may be lost
+  /// The wake-up of a caller waiting for the thread (here a watch of a folder not made yet) may be lost
   /// to an overflow: the thread serves what was asked when it sees the overflow.
   @Test func aWakeUpLostToAnOverflowDoesNotLeaveItsCallerWaiting() async throws {
     try await withTemporaryDirectory { root in
@@ -219,6 +219,21 @@ import TetherTesting
       #expect(result.report["rebuildsAfterDrop"] as? Int == 0, "\(result.output)")
       #expect(result.report["back"] as? Int == 1, "\(result.output)")
       #expect(!result.errors.contains("Failed to remove watch"), "\(result.errors)")
+    }
+  }
+
+  /// A new folder's watch is added by its first caller, which does not wait for the watcher
+  /// thread: a key made while the thread is busy (here paused) returns, and a write made before
+  /// the thread takes the watch over is delivered; no watch is counted twice or left behind.
+  @Test func aNewFoldersWatchIsAddedWithoutWaitingForTheThread() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runChild(
+        helperPath, ["watch-while-paused", root.path], timeout: .seconds(60))
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report["delivered"] as? Int == 1, "\(result.output)")
+      #expect(result.report["kernelWatches"] as? Int == 3, "control, root and new")
+      #expect(result.report["countedWatches"] as? Int == 3, "\(result.output)")
+      #expect(result.report["kernelWatchesAfterRelease"] as? Int == 2, "\(result.output)")
     }
   }
 
