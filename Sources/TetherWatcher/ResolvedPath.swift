@@ -41,28 +41,25 @@ package enum ResolvedPath {
     let folder = lexicalFolder(of: path)
     // Taken before the file is opened: what is read then is checked against later events.
     let mark = FileWatcher.shared.mark(in: folder)
-    let resolved: (path: String, folder: HashedPath)
-    switch LinkFreeOpen.open(path, pathOnly: mark == nil) {
+    let outcome = LinkFreeOpen.open(path, pathOnly: mark == nil)
+    switch outcome {
     case .opened(let descriptor):
-      guard let mark else {
-        close(descriptor)
-        return ResolvedFile(path: path, folder: folder, opened: OpenedFile?.none)
+      if let mark {
+        return ResolvedFile(
+          path: path, folder: folder,
+          opened: OpenedFile(mark: mark, descriptor: descriptor, path: path))
       }
-      return ResolvedFile(
-        path: path, folder: folder,
-        opened: OpenedFile(mark: mark, descriptor: descriptor, path: path))
+      close(descriptor)
     case .missing:
-      guard let mark else {
-        return ResolvedFile(path: path, folder: folder, opened: OpenedFile?.none)
+      if let mark {
+        return ResolvedFile(
+          path: path, folder: folder, opened: OpenedFile(mark: mark, descriptor: -1, path: path))
       }
-      return ResolvedFile(
-        path: path, folder: folder, opened: OpenedFile(mark: mark, descriptor: -1, path: path))
-    case .linkOnTheWay:
-      resolved = resolve(path, trustingLexicalFolders: false)
-    case .cannotTell:
-      resolved = resolve(path, trustingLexicalFolders: true)
+    case .linkOnTheWay, .cannotTell:
+      let resolved = resolve(path, after: outcome)
+      return ResolvedFile(path: resolved.path, folder: resolved.folder, opened: OpenedFile?.none)
     }
-    return ResolvedFile(path: resolved.path, folder: resolved.folder, opened: OpenedFile?.none)
+    return ResolvedFile(path: path, folder: folder, opened: OpenedFile?.none)
   }
 
   /// The percent-encoded path is the plain one when nothing in it is encoded, and is had
@@ -76,17 +73,25 @@ package enum ResolvedPath {
   /// which one `openat2` tells (measured: a third cheaper than the `stat` of its folder that
   /// checking a remembered resolution took, a tenth of starting 10,000 file keys).
   private static func file(path: String) -> (path: String, folder: HashedPath) {
-    switch LinkFreeOpen.open(path, pathOnly: true) {
+    let outcome = LinkFreeOpen.open(path, pathOnly: true)
+    switch outcome {
     case .opened(let descriptor):
       close(descriptor)
       return (path, lexicalFolder(of: path))
     case .missing:
       return (path, lexicalFolder(of: path))
-    case .linkOnTheWay:
-      return resolve(path, trustingLexicalFolders: false)
-    case .cannotTell:
-      return resolve(path, trustingLexicalFolders: true)
+    case .linkOnTheWay, .cannotTell:
+      return resolve(path, after: outcome)
     }
+  }
+
+  /// `path` resolved the long way, after `openat2` could not show it to be its own resolved
+  /// path; a link found on the way means no folder remembered as lexical can be trusted.
+  private static func resolve(
+    _ path: String, after outcome: LinkFreeOpen
+  ) -> (path: String, folder: HashedPath) {
+    if case .linkOnTheWay = outcome { return resolve(path, trustingLexicalFolders: false) }
+    return resolve(path, trustingLexicalFolders: true)
   }
 
   /// `path`'s parent as written, hashed; the last one is kept, since keys are mostly made
