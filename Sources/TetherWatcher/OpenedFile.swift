@@ -38,8 +38,8 @@ enum LinkFreeOpen {
   /// Nothing at the path, and no link on the way to where it stopped: the path is resolved as
   /// written (as the long way resolves a missing folder).
   case missing
-  /// A link on the way, or an `..` after one: the path must be resolved the long way, and
-  /// a folder remembered as its own real path may have become a link since.
+  /// A link on the way: the path must be resolved the long way, and a folder remembered as
+  /// its own real path may have become a link since.
   case linkOnTheWay
   /// Anything else (no `openat2` in the kernel, no permission, a file in the way): the long
   /// way tells.

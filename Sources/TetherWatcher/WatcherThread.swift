@@ -224,7 +224,11 @@ final class WatcherThread {
       for directory in examined {
         guard let wd = state.watchedHere.removeValue(forKey: directory) else { continue }
         if watches[directory.string] != wd && paths[wd] == nil {
-          inotify_rm_watch(descriptor, wd)
+          do {
+            try systemCall("inotify_rm_watch") { inotify_rm_watch(descriptor, wd) }
+          } catch {
+            // EINVAL: the kernel dropped it already (its folder went).
+          }
         }
       }
       state.statistics.inotifyWatches = watches.count + 1 + state.watchedHere.count
