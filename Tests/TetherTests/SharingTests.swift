@@ -209,6 +209,66 @@ import TetherTesting
       #expect(Shared(wrappedValue: 0, CollidingKey(name: "b")).wrappedValue == 2)
     }
   }
+
+  /// Ids are one reference when they are equal as `AnyHashable`s, as a registered key's erased
+  /// id and its resolved key's are; numbers compare across their types there.
+  @Test func idsEqualAsAnyHashablesAreOneReference() async throws {
+    try await isolated {
+      let wide = Shared(wrappedValue: 0, TypedIDKey(name: "n", id: 7 as Int))
+      let narrow = Shared(wrappedValue: 0, TypedIDKey(name: "n", id: 7 as Int8))
+      let erased = Shared(wrappedValue: 0, ErasedIDKey(name: "n", id: 7 as UInt16))
+      var live = [TetherScope.current.references.count]
+      wide.withLock { $0 = 5 }
+      let seen = [narrow.wrappedValue, erased.wrappedValue]
+
+      let named = Shared(wrappedValue: 0, TypedIDKey(name: "m", id: "x"))
+      let namedErased = Shared(wrappedValue: 0, ErasedIDKey(name: "m", id: "x"))
+      let other = Shared(wrappedValue: 0, TypedIDKey(name: "o", id: 8 as Int))
+      live.append(TetherScope.current.references.count)
+      #expect(live == [1, 3])
+      #expect(seen == [5, 5])
+      withExtendedLifetime((named, namedErased, other)) {}
+    }
+  }
+}
+
+/// An in-memory key named `name` whose id is `id`.
+private struct TypedIDKey<ID: Hashable & Sendable>: InMemoryForwardingKey {
+  let name: String
+  let id: ID
+}
+
+/// An in-memory key named `name` whose id is `AnyHashable(id)`, as a registered key's is.
+private struct ErasedIDKey<Base: Hashable & Sendable>: InMemoryForwardingKey {
+  let name: String
+  let base: Base
+
+  init(name: String, id: Base) {
+    (self.name, self.base) = (name, id)
+  }
+
+  var id: AnyHashable { AnyHashable(base) }
+}
+
+/// A key that keeps its value in memory under `name`, whatever its id.
+private protocol InMemoryForwardingKey: SharedKey<Int> {
+  var name: String { get }
+}
+
+extension InMemoryForwardingKey {
+  func load(context: LoadContext<Int>, continuation: LoadContinuation<Int>) {
+    InMemoryKey<Int>.inMemory(name).load(context: context, continuation: continuation)
+  }
+
+  func subscribe(
+    context: LoadContext<Int>, subscriber: SharedSubscriber<Int>
+  ) -> SharedSubscription {
+    InMemoryKey<Int>.inMemory(name).subscribe(context: context, subscriber: subscriber)
+  }
+
+  func save(_ value: Int, context: SaveContext, continuation: SaveContinuation) {
+    InMemoryKey<Int>.inMemory(name).save(value, context: context, continuation: continuation)
+  }
 }
 
 /// An in-memory key whose ids hash alike (only `==` tells them apart).

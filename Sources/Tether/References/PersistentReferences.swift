@@ -7,17 +7,16 @@
 package final class PersistentReferences: Sendable {
   /// Which reference: its key's id and its value's type.
   private struct Slot {
-    let id: AnyHashable
+    let id: ReferenceID
     let valueType: ObjectIdentifier
     let hash: SlotHash
 
-    init(id: AnyHashable, valueType: ObjectIdentifier) {
+    init(id: ReferenceID, valueType: ObjectIdentifier) {
       self.id = id
       self.valueType = valueType
-      var hasher = Hasher()
-      hasher.combine(id)
-      hasher.combine(valueType)
-      self.hash = SlotHash(value: hasher.finalize())
+      // The id's hash is a seeded SipHash already; the type's address tells apart the slots of
+      // one id with different value types.
+      self.hash = SlotHash(value: id.hash ^ Int(bitPattern: UInt(bitPattern: valueType)))
     }
   }
 
@@ -30,22 +29,22 @@ package final class PersistentReferences: Sendable {
   }
 
   private struct Entry {
-    let id: AnyHashable
+    let id: ReferenceID
     let valueType: ObjectIdentifier
     weak var lifetime: ReferenceLifetime?
   }
 
   /// Entries by their slot's hash; slots whose hashes collide share the array. Not keyed by the
   /// slot itself: a dictionary copies every key its probe passes to compare it, and copying an
-  /// `AnyHashable` goes through its box's witnesses (measured: seven copies, two percent of
-  /// starting a file key); comparing two casts dynamically, so ids are compared last.
+  /// id goes through its box's witnesses (measured: seven copies, two percent of starting a
+  /// file key); comparing two casts dynamically, so ids are compared last.
   private let table = LockedState<[SlotHash: [Entry]]>([:])
 
   package init() {}
 
   /// The live reference for `reader`'s id, or a new one whose default is `initialValue()`.
   package func reference<Value: Sendable>(
-    id: AnyHashable,
+    id: ReferenceID,
     reader: any SharedReaderKey<Value>,
     writer: (any SharedKey<Value>)?,
     skipInitialLoad: Bool = false,
@@ -67,7 +66,7 @@ package final class PersistentReferences: Sendable {
   /// holder inlines `make`, so the reference is made with its value type known.
   @usableFromInline
   package func reference<Value: Sendable>(
-    id: AnyHashable,
+    id: ReferenceID,
     writer: (any SharedKey<Value>)?,
     make: () -> StoredReference<Value>
   ) -> HeldReference<Value> {
@@ -111,7 +110,7 @@ package final class PersistentReferences: Sendable {
   private static func live(_ slot: Slot, in table: [SlotHash: [Entry]]) -> ReferenceLifetime? {
     guard let entries = table[slot.hash] else { return nil }
     for index in entries.indices
-    where entries[index].valueType == slot.valueType && entries[index].id == slot.id {
+    where entries[index].valueType == slot.valueType && entries[index].id.isSame(as: slot.id) {
       return entries[index].lifetime
     }
     return nil
@@ -122,7 +121,7 @@ package final class PersistentReferences: Sendable {
     table.withLock { table in
       guard var entries = table.removeValue(forKey: slot.hash) else { return }
       entries.removeAll {
-        $0.valueType == slot.valueType && $0.id == slot.id && $0.lifetime == nil
+        $0.valueType == slot.valueType && $0.id.isSame(as: slot.id) && $0.lifetime == nil
       }
       if !entries.isEmpty { table[slot.hash] = entries }
     }
