@@ -553,12 +553,18 @@ package final class FileWatcher: Sendable {
     } catch {
       return false
     }
-    state.withLock { state in
+    let recorded = state.withLock { state -> Bool in
       // Served meanwhile: the thread's watch (the same) is counted already.
-      guard state.served < generation else { return }
+      guard state.served < generation else { return false }
       state.watchedHere[directory] = wd
       state.statistics.inotifyWatches += 1
+      // The thread's sync may have taken the folder over just before this: one more sync, which
+      // a test's `waitForThread()` waits for, then sees the watch is its own and stops counting
+      // it twice.
+      state.requested += 1
+      return true
     }
+    if recorded { wake() }
     return true
   }
 

@@ -219,6 +219,9 @@ final class WatcherThread {
       }
     }
     watcher.state.withLock { state in
+      // A watch a caller added after this thread had watched its folder is the same one.
+      let taken = state.watchedHere.filter { watches[$0.key.string] == $0.value }.keys
+      for directory in taken { state.watchedHere[directory] = nil }
       // The watches callers added for directories looked at here are the library's now; one
       // that is not (the folder replaced since, or no longer wanted) is removed.
       for directory in examined {
