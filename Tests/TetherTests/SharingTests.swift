@@ -272,27 +272,12 @@ extension InMemoryForwardingKey {
 }
 
 /// An in-memory key whose ids hash alike (only `==` tells them apart).
-private struct CollidingKey: SharedKey {
+private struct CollidingKey: InMemoryForwardingKey {
   struct ID: Hashable {
     let name: String
     func hash(into hasher: inout Hasher) {}
   }
 
   let name: String
-  var base: InMemoryKey<Int> { .inMemory(name) }
   var id: ID { ID(name: name) }
-
-  func load(context: LoadContext<Int>, continuation: LoadContinuation<Int>) {
-    base.load(context: context, continuation: continuation)
-  }
-
-  func subscribe(
-    context: LoadContext<Int>, subscriber: SharedSubscriber<Int>
-  ) -> SharedSubscription {
-    base.subscribe(context: context, subscriber: subscriber)
-  }
-
-  func save(_ value: Int, context: SaveContext, continuation: SaveContinuation) {
-    base.save(value, context: context, continuation: continuation)
-  }
 }
