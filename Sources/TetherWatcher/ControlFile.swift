@@ -4,7 +4,7 @@ import Synchronization
 
 /// The private folder the watcher thread watches so other threads can reach it: writing one byte
 /// to its `wake` file queues an `IN_MODIFY` in the kernel, so a wake-up is never lost; a
-/// ``queueMarker(_:)`` queues an event of its own.
+/// ``queueMarker(_:)`` queues an event of its own, and ``queuePause()`` one that tests pause at.
 ///
 /// It is made with `mkdtemp` (under `$XDG_RUNTIME_DIR` when set) and removed at exit.
 final class ControlFile: Sendable {
@@ -18,6 +18,8 @@ final class ControlFile: Sendable {
   static let wakeName = "wake"
   /// How a marker's name begins; its number follows.
   static let markerPrefix = "marker-"
+  /// The name of the event a paused test watcher stops at (a marker's, so exit removes it).
+  static let pauseName = markerPrefix + "pause"
 
   init() throws(SystemError) {
     let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap {
@@ -65,7 +67,18 @@ final class ControlFile: Sendable {
   /// only after them: a wake-up may instead join one written long before (the kernel merges an
   /// event into the same one queued last and unread), or be served by an earlier one.
   func queueMarker(_ id: UInt64) throws(SystemError) {
-    let link = folder + "/" + Self.markerPrefix + String(id)
+    try queueEvent(named: Self.markerPrefix + String(id))
+  }
+
+  /// Queues the event at which a thread asked to pause stops: a wake-up cannot serve, as one
+  /// written earlier may still be unread when the pause is asked for, and the thread would stop
+  /// there with later wake-ups still queued ahead of what the test queues next.
+  func queuePause() throws(SystemError) {
+    try queueEvent(named: Self.pauseName)
+  }
+
+  private func queueEvent(named name: String) throws(SystemError) {
+    let link = folder + "/" + name
     try systemCall("symlink", path: link) { symlink(".", link) }
     do {
       try systemCall("unlink", path: link) { unlink(link) }

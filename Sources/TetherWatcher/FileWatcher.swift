@@ -238,12 +238,20 @@ package final class FileWatcher: Sendable {
   }
 
   /// Stops the watcher thread reading events until ``resumeForTesting()``: the kernel queues
-  /// them meanwhile, and overflows past 16,384. The thread stops once it has read this call's
-  /// wake-up, so the queue then holds only what comes after.
+  /// them meanwhile, and overflows past 16,384. The thread stops at an event this call queues
+  /// behind every earlier one, so the queue then holds only what comes after.
   package func pauseForTesting() {
-    guard state.withLock({ $0.started && $0.statistics.fallback == nil }) else { return }
+    guard state.withLock({ $0.started && $0.statistics.fallback == nil }),
+      let control = control.withLock({ $0 })
+    else { return }
     state.withLock { $0.pauseRequested = true }
-    wake()
+    do {
+      try control.queuePause()
+    } catch {
+      Self.logger.error("cannot pause the watcher thread: \(error)")
+      state.withLock { $0.pauseRequested = false }
+      return
+    }
     pausedSignal.wait()
   }
 
@@ -604,7 +612,7 @@ package final class FileWatcher: Sendable {
     for semaphore in ready { semaphore.signal() }
   }
 
-  /// Called by the watcher thread after each wake-up; blocks while paused.
+  /// Called by the watcher thread at the event ``pauseForTesting()`` queued; blocks while paused.
   func honourPause() {
     guard state.withLock({ $0.pauseRequested }) else { return }
     pausedSignal.signal()

@@ -132,13 +132,13 @@ final class WatcherThread {
     if event.name.hasPrefix(ControlFile.markerPrefix) {
       if let id = UInt64(event.name.dropFirst(ControlFile.markerPrefix.count)) {
         watcher.markerRead(id)
+      } else if event.name == ControlFile.pauseName {
+        watcher.honourPause()
       }
       return true
     }
     guard event.name == ControlFile.wakeName else { return true }
-    guard sync(full: false) else { return false }
-    watcher.honourPause()
-    return true
+    return sync(full: false)
   }
 
   /// Makes the inotify watches match the directories of the watched files; `false` when polling
