@@ -69,6 +69,7 @@ package final class FileWatcher: Sendable {
     var loggedReasons: Set<String> = []
     var pollInterval: Duration = .seconds(1)
     var eventTap: (@Sendable (String) -> Void)?
+    var ancestorWatchHook: (@Sendable (String, Set<String>) -> Void)?
     /// Events the watcher thread has taken up, counted before it looks for their file.
     var handledEvents: UInt64 = 0
     /// Directories added since the thread last made its watches match: adding is most of what
@@ -235,6 +236,18 @@ package final class FileWatcher: Sendable {
   /// before any settling: the physical floor for latency benchmarks.
   package func setEventTap(_ tap: (@Sendable (String) -> Void)?) {
     state.withLock { $0.eventTap = tap }
+  }
+
+  /// Calls `hook` on the watcher thread just before it watches a folder as the nearest existing
+  /// ancestor of folders not made yet, with those folders: a test makes one there, in the gap
+  /// between looking for it and the watch that would have seen it made.
+  package func setAncestorWatchHookForTesting(_ hook: (@Sendable (String, Set<String>) -> Void)?) {
+    state.withLock { $0.ancestorWatchHook = hook }
+  }
+
+  /// Called by the watcher thread before it watches `ancestor` for `directories`.
+  func willWatchAncestor(_ ancestor: String, for directories: Set<String>) {
+    state.withLock { $0.ancestorWatchHook }?(ancestor, directories)
   }
 
   /// Stops the watcher thread reading events until ``resumeForTesting()``: the kernel queues

@@ -195,28 +195,24 @@ final class WatcherThread {
     if targets.keys.contains(where: { watches[$0] == nil && dropped.contains($0) }) {
       return rebuild()
     }
-    for (path, waiting) in targets where watches[path] == nil {
-      if let remote = FileSystemKind.remoteName(of: path) {
-        for directory in waiting {
-          watcher.poll(directory: directory, because: .networkFileSystem(remote))
-        }
-        continue
-      }
-      do {
-        let wd = try Inotify.watch(path, mask: Inotify.directoryMask, isDirectory: true)
-        watches[path] = wd
-        paths[wd] = path
-        for directory in waiting {
-          watcher.unpoll(directory: directory)
-          if !watcher.wasWatchedHere(HashedPath(directory), as: wd) {
+    // Each round watches what the last one found: a folder made (or removed) between the look
+    // and its ancestor's watch sends that watch no event, so it is looked for again.
+    var firstRound = true
+    while !targets.isEmpty {
+      var again: [String: Set<String>] = [:]
+      for (path, waiting) in targets {
+        if watches[path] == nil {
+          watch(path, for: waiting, lookAgain: &again)
+        } else if !firstRound {
+          // Found since under a watched folder: which will see its missing child made.
+          for directory in waiting {
+            watcher.unpoll(directory: directory)
             watcher.dirtyAll(under: directory)
           }
         }
-      } catch {
-        for directory in waiting {
-          watcher.poll(directory: directory, because: .from(error))
-        }
       }
+      targets = again
+      firstRound = false
     }
     watcher.state.withLock { state in
       // A watch a caller added after this thread had watched its folder is the same one.
@@ -238,6 +234,51 @@ final class WatcherThread {
     }
     watcher.served(generation)
     return true
+  }
+
+  /// Watches `path` for the `waiting` directories (itself, or ones it is the nearest existing
+  /// ancestor of), or polls them if it cannot; a directory that `path` turns out not to be the
+  /// nearest existing ancestor of once watched goes into `again` under the one it has now.
+  private func watch(
+    _ path: String, for waiting: Set<String>, lookAgain again: inout [String: Set<String>]
+  ) {
+    if let remote = FileSystemKind.remoteName(of: path) {
+      for directory in waiting {
+        watcher.poll(directory: directory, because: .networkFileSystem(remote))
+      }
+      return
+    }
+    if !waiting.contains(path) { watcher.willWatchAncestor(path, for: waiting) }
+    let wd: Int32
+    do {
+      wd = try Inotify.watch(path, mask: Inotify.directoryMask, isDirectory: true)
+    } catch  where error.code == ENOENT || error.code == ENOTDIR {
+      // Removed since it was looked at: watched through what exists now.
+      for directory in waiting {
+        again[Self.nearestExisting(directory), default: []].insert(directory)
+      }
+      return
+    } catch {
+      for directory in waiting {
+        watcher.poll(directory: directory, because: .from(error))
+      }
+      return
+    }
+    watches[path] = wd
+    paths[wd] = path
+    for directory in waiting {
+      if directory != path {
+        let nearest = Self.nearestExisting(directory)
+        if nearest != path {
+          again[nearest, default: []].insert(directory)
+          continue
+        }
+      }
+      watcher.unpoll(directory: directory)
+      if !watcher.wasWatchedHere(HashedPath(directory), as: wd) {
+        watcher.dirtyAll(under: directory)
+      }
+    }
   }
 
   /// Ends the watch of `path` after its folder was deleted, moved or unmounted: the files it

@@ -21,6 +21,8 @@ enum Helper {
     case "overflow": overflow(rest)
     case "rewatch-deleted-folder": rewatchDeletedFolder(rest)
     case "overflow-lost-wake": overflowLostWake(rest)
+    case "made-before-ancestor-watch": madeBeforeAncestorWatch(rest)
+    case "ancestor-removed-before-watch": ancestorRemovedBeforeWatch(rest)
     case "overflow-mid-write": overflowMidWrite(rest)
     case "lagging-mid-write": laggingMidWrite(rest)
     case "emptied-behind-a-slow-subscriber": emptiedBehindASlowSubscriber(rest)

@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+import TetherWatcher
+
+// Folders that change between the watcher thread looking for a missing folder and its watch of
+// the nearest existing ancestor: the watch sees nothing of what happened before it stood.
+extension Helper {
+  /// `made-before-ancestor-watch DIR`: watches DIR/late/data.json; DIR/late is made just before
+  /// the thread watches DIR for it. Reports whether a write and then a second write arrive.
+  static func madeBeforeAncestorWatch(_ arguments: [String]) {
+    let late = arguments[0] + "/late"
+    make(arguments[0])
+    onceBeforeAncestorWatch { _, directories in
+      guard directories.contains(late) else { return false }
+      make(late)
+      return true
+    }
+    reportTwoWrites(to: late + "/data.json")
+  }
+
+  /// `ancestor-removed-before-watch DIR`: watches DIR/mid/late/data.json; DIR/mid is removed just
+  /// before the thread watches it for DIR/mid/late, then made again with `late` once the watch
+  /// call returns. Reports whether two writes arrive, and whether anything is polled.
+  static func ancestorRemovedBeforeWatch(_ arguments: [String]) {
+    let (mid, late) = (arguments[0] + "/mid", arguments[0] + "/mid/late")
+    make(mid)
+    onceBeforeAncestorWatch { ancestor, _ in
+      guard ancestor == mid else { return false }
+      try! FileManager.default.removeItem(atPath: mid)
+      return true
+    }
+    reportTwoWrites(to: late + "/data.json") { make(late) }
+  }
+
+  /// Runs `act` on the watcher thread before each ancestor watch until it returns `true`.
+  private static func onceBeforeAncestorWatch(
+    _ act: @escaping @Sendable (String, Set<String>) -> Bool
+  ) {
+    let done = Atomic(false)
+    FileWatcher.shared.setAncestorWatchHookForTesting { ancestor, directories in
+      guard !done.load(ordering: .acquiring), act(ancestor, directories) else { return }
+      done.store(true, ordering: .releasing)
+    }
+  }
+
+  /// Watches `file`, runs `prepare`, writes "1" and waits for it (a new watch's own check may
+  /// find it), then writes "2", which only the folder's watch can report.
+  private static func reportTwoWrites(to file: String, prepare: () -> Void = {}) {
+    let (first, second) = (TextRecorder(awaiting: "1"), TextRecorder(awaiting: "2"))
+    let watch = FileWatcher.shared.watch(file) { content in
+      first.record(content)
+      second.record(content)
+    }
+    prepare()
+    write(file, "1")
+    let delivered = first.waitAndCount()["delivered"]!
+    write(file, "2")
+    let deliveredAgain = second.waitAndCount()["delivered"]!
+    withExtendedLifetime(watch) {}
+    report(
+      FileWatcher.shared.statistics,
+      extra: ["delivered": delivered, "deliveredAgain": deliveredAgain])
+  }
+}
