@@ -614,15 +614,15 @@ package final class FileWatcher: Sendable {
     semaphore.wait()
   }
 
-  /// Called by the watcher thread once it has applied every request up to `generation`.
-  func served(_ generation: UInt64) {
-    let ready = state.withLock { state -> [DispatchSemaphore] in
-      state.served = max(state.served, generation)
-      let ready = state.waiters.filter { $0.generation <= state.served }.map(\.semaphore)
-      state.waiters.removeAll { $0.generation <= state.served }
-      return ready
-    }
-    for semaphore in ready { semaphore.signal() }
+  /// Records, for the watcher thread, that every request up to `generation` is applied; returns
+  /// the callers to wake once the lock is let go. Done under the lock that hands the folders'
+  /// watches over, so no one sees a watch neither a caller's nor served (``mark(_:)`` would say
+  /// the folder is not watched).
+  static func serve(_ generation: UInt64, in state: inout State) -> [DispatchSemaphore] {
+    state.served = max(state.served, generation)
+    let ready = state.waiters.filter { $0.generation <= state.served }.map(\.semaphore)
+    state.waiters.removeAll { $0.generation <= state.served }
+    return ready
   }
 
   /// Called by the watcher thread at the event ``pauseForTesting()`` queued; blocks while paused.

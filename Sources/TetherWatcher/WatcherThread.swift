@@ -214,7 +214,7 @@ final class WatcherThread {
       targets = again
       firstRound = false
     }
-    watcher.state.withLock { state in
+    let ready = watcher.state.withLock { state in
       // A watch a caller added after this thread had watched its folder is the same one.
       let taken = state.watchedHere.filter { watches[$0.key.string] == $0.value }.keys
       for directory in taken { state.watchedHere[directory] = nil }
@@ -231,8 +231,9 @@ final class WatcherThread {
         }
       }
       state.statistics.inotifyWatches = watches.count + 1 + state.watchedHere.count
+      return FileWatcher.serve(generation, in: &state)
     }
-    watcher.served(generation)
+    for semaphore in ready { semaphore.signal() }
     return true
   }
 
@@ -309,6 +310,9 @@ final class WatcherThread {
     dropped = []
     watcher.state.withLock {
       $0.statistics.rebuilds += 1
+      // Taken for events: a mark from before it must not vouch that no change went unseen while
+      // no watch stood.
+      $0.handledEvents += 1
       // Added under the closed descriptor: gone with it.
       $0.watchedHere = [:]
     }
