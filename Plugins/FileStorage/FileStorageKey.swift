@@ -35,7 +35,7 @@ extension SharedReaderKey {
       url: url, settings: .default,
       coder: FileCoder(
         encode: { try DefaultCoders.encoder.encode($0) },
-        decode: { try DefaultCoders.decoder.decode(V.self, from: $0) }))
+        decode: { try DefaultCoders.decode(V.self, from: $0) }))
   }
 
   /// A value stored in a file with your own encoding.
@@ -173,4 +173,11 @@ public struct FileStorageKeyID: Hashable, Sendable {
 enum DefaultCoders {
   @usableFromInline static let encoder = JSONEncoder()
   @usableFromInline static let decoder = JSONDecoder()
+
+  /// What `decoder` makes of `data`, read directly when it is a plain scalar (``ScalarJSON``).
+  @usableFromInline
+  static func decode<V: Decodable>(_ type: V.Type, from data: Data) throws -> V {
+    if let value = ScalarJSON.decode(type, from: data) { return value }
+    return try decoder.decode(type, from: data)
+  }
 }
