@@ -192,13 +192,15 @@ final class WatcherThread {
       let live = Inotify.liveWatches(descriptor: descriptor)
       for (path, wd) in unwanted { forget(wd, of: path, live: live) }
     }
-    if targets.keys.contains(where: { watches[$0] == nil && dropped.contains($0) }) {
-      return rebuild()
-    }
     // Each round watches what the last one found: a folder made (or removed) between the look
     // and its ancestor's watch sends that watch no event, so it is looked for again.
     var firstRound = true
     while !targets.isEmpty {
+      // Checked each round: a dropped folder can be found in a later one too (made again while
+      // its ancestor's watch was added), and its stale descriptor gets no event.
+      if targets.keys.contains(where: { watches[$0] == nil && dropped.contains($0) }) {
+        return rebuild()
+      }
       var again: [String: Set<String>] = [:]
       for (path, waiting) in targets {
         if watches[path] == nil {

@@ -32,6 +32,34 @@ extension Helper {
     reportTwoWrites(to: late + "/data.json") { make(late) }
   }
 
+  /// `dropped-folder-found-later DIR`: watches DIR/mid/gone/data.json and removes DIR/mid, so the
+  /// kernel drops gone's watch while the library keeps a stale entry for it. DIR/mid is made
+  /// again, and gone in it just before the thread watches mid for it: the thread finds gone in
+  /// a later round of the same sync. Reports whether two writes arrive.
+  static func droppedFolderFoundLater(_ arguments: [String]) {
+    let (mid, gone) = (arguments[0] + "/mid", arguments[0] + "/mid/gone")
+    make(gone)
+    reportTwoWrites(to: gone + "/data.json") {
+      // Paused, the thread reads the removal once both folders are gone (so it watches DIR),
+      // and each pause after it has read every event before it: the dropped watch's
+      // IN_IGNORED is taken before the folders come back.
+      FileWatcher.shared.pauseForTesting()
+      try! FileManager.default.removeItem(atPath: mid)
+      FileWatcher.shared.resumeForTesting()
+      FileWatcher.shared.pauseForTesting()
+      FileWatcher.shared.resumeForTesting()
+      let remade = DispatchSemaphore(value: 0)
+      onceBeforeAncestorWatch { ancestor, _ in
+        guard ancestor == mid else { return false }
+        make(gone)
+        remade.signal()
+        return true
+      }
+      make(mid)
+      remade.wait()
+    }
+  }
+
   /// Runs `act` on the watcher thread before each ancestor watch until it returns `true`.
   private static func onceBeforeAncestorWatch(
     _ act: @escaping @Sendable (String, Set<String>) -> Bool

@@ -23,6 +23,7 @@ enum Helper {
     case "overflow-lost-wake": overflowLostWake(rest)
     case "made-before-ancestor-watch": madeBeforeAncestorWatch(rest)
     case "ancestor-removed-before-watch": ancestorRemovedBeforeWatch(rest)
+    case "dropped-folder-found-later": droppedFolderFoundLater(rest)
     case "overflow-mid-write": overflowMidWrite(rest)
     case "lagging-mid-write": laggingMidWrite(rest)
     case "emptied-behind-a-slow-subscriber": emptiedBehindASlowSubscriber(rest)
