@@ -10,14 +10,12 @@ final class FileStores: Sendable {
     let path: HashedPath
     let type: ObjectIdentifier
 
-    /// The path's hash, computed once, mixed with the type's and the table's seed rather than
-    /// hashed again (see `HashedPath`).
-    func _rawHashValue(seed: Int) -> Int {
-      path._rawHashValue(seed: seed) ^ Int(bitPattern: UInt(bitPattern: type))
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(path.stringHash)
+      hasher.combine(type)
     }
 
-    /// The hashes first, here: `HashedPath`'s `==` is another module's, and calling it retained
-    /// each probed slot's string before comparing, a cache miss per probe (measured with perf).
+    /// The hashes first: paths in one folder share long prefixes.
     static func == (lhs: Slot, rhs: Slot) -> Bool {
       lhs.path.stringHash == rhs.path.stringHash && lhs.type == rhs.type
         && lhs.path.string == rhs.path.string

@@ -1,10 +1,8 @@
 /// A path with its hash computed once, as a key of the watcher's tables.
 ///
 /// A file key's path is looked up in several tables as it starts (its file, its folder, the
-/// folder's files), and a table compares the key of every slot a probe passes: hashing the
-/// string at each lookup and comparing long shared prefixes at each slot were a tenth of
-/// starting 10,000 file keys (measured with callgrind). Here slots of other paths differ by
-/// hash, and the strings are compared only when the hashes match.
+/// folder's files): the string is hashed once, and two paths' strings are compared only when
+/// their hashes match (paths in one folder share long prefixes).
 ///
 /// ```swift
 /// let key = HashedPath("/home/ada/.config/app/state.json")
@@ -29,12 +27,5 @@ package struct HashedPath: Hashable, Sendable, CustomStringConvertible {
 
   package func hash(into hasher: inout Hasher) {
     hasher.combine(stringHash)
-  }
-
-  /// The string's hash, already a seeded SipHash of it, mixed with the table's seed: hashing it
-  /// again through a `Hasher` at each lookup, insert and table growth was a twentieth of
-  /// starting a file key (measured with callgrind).
-  package func _rawHashValue(seed: Int) -> Int {
-    stringHash ^ seed
   }
 }

@@ -78,7 +78,7 @@ public struct Shared<Value: Sendable>: Sendable {
   public init(require key: some SharedKey<Value>) async throws {
     let value = try await key.loadRequired()
     let held = TetherScope.current.references.reference(
-      id: ReferenceID(key.id), reader: key, writer: key, skipInitialLoad: true
+      id: AnyHashable(key.id), reader: key, writer: key, skipInitialLoad: true
     ) { value }
     held.reference.finishLoad(returning: value)
     self.init(held)
@@ -209,7 +209,7 @@ public struct Shared<Value: Sendable>: Sendable {
     for key: some SharedKey<Value>, skipInitialLoad: Bool = false,
     initialValue: () -> Value
   ) -> HeldReference<Value> {
-    TetherScope.current.references.reference(id: ReferenceID(key.id), writer: key) {
+    TetherScope.current.references.reference(id: AnyHashable(key.id), writer: key) {
       StoredReference.started(
         reader: key, writer: key, initialValue: initialValue(), skipInitialLoad: skipInitialLoad)
     }

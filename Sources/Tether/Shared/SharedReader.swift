@@ -64,7 +64,7 @@ public struct SharedReader<Value: Sendable>: Sendable {
   public init(require key: some SharedReaderKey<Value>) async throws {
     let value = try await key.loadRequired()
     let held = TetherScope.current.references.reference(
-      id: ReferenceID(key.id), reader: key, writer: nil, skipInitialLoad: true
+      id: AnyHashable(key.id), reader: key, writer: nil, skipInitialLoad: true
     ) { value }
     held.reference.finishLoad(returning: value)
     self.init(held)
@@ -115,7 +115,7 @@ public struct SharedReader<Value: Sendable>: Sendable {
   public func load(_ key: some SharedReaderKey<Value>) async throws {
     let current = wrappedValue
     let held = TetherScope.current.references.reference(
-      id: ReferenceID(key.id), reader: key, writer: nil, skipInitialLoad: true
+      id: AnyHashable(key.id), reader: key, writer: nil, skipInitialLoad: true
     ) { current }
     box.rekey(to: held.reference, stored: held.reference, lifetime: held.lifetime)
     try await held.reference.load()
@@ -147,7 +147,7 @@ public struct SharedReader<Value: Sendable>: Sendable {
     for key: some SharedReaderKey<Value>, writer: (any SharedKey<Value>)?,
     initialValue: () -> Value
   ) -> HeldReference<Value> {
-    TetherScope.current.references.reference(id: ReferenceID(key.id), writer: writer) {
+    TetherScope.current.references.reference(id: AnyHashable(key.id), writer: writer) {
       StoredReference.started(
         reader: key, writer: writer, initialValue: initialValue(), skipInitialLoad: false)
     }

@@ -17,7 +17,7 @@ package final class TetherScope: Sendable {
   @usableFromInline package static var current: TetherScope { override ?? process }
 
   /// The live references of this scope.
-  @usableFromInline package let references = PersistentReferences()
+  @usableFromInline package let references = LiveReferences()
 
   private let locals = Mutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
   private let installed: LockedState<StrategyRegistry?>
