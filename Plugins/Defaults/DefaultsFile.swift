@@ -25,8 +25,11 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   private struct Subscriber {
     let deliver: @Sendable (Lookup) -> Void
-    let saved: @Sendable () -> Void
+    let saved: @Sendable (Result<Void, any Error>) -> Void
   }
+
+  /// What names the waiter group of one key's changes taken inline.
+  private final class InlineGroup: Sendable {}
 
   private struct State {
     var user: Result<Parsed, TetherError>
@@ -37,6 +40,9 @@ package final class DefaultsFile: PendingWrites, Sendable {
     var subscribers: [String: [UInt64: Subscriber]] = [:]
     var nextSubscriber: UInt64 = 0
     var watches: [FileWatch] = []
+    /// The waiter of each key's changes taken inline (`withLock`'s), made at its first: its
+    /// holders are told how the write went through their subscriptions.
+    var inlineWaiters: [String: (group: InlineGroup, waiter: WriteWaiter)] = [:]
   }
 
   let path: String
@@ -49,12 +55,14 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   /// The scope's files, told when this one goes.
   private let files: DefaultsFiles
+  private let scope: TetherScope
 
   init(
     path: String, registration: String?, throttle: Duration, scope: TetherScope,
     files: DefaultsFiles
   ) {
     self.files = files
+    self.scope = scope
     self.path = path
     self.registrationPath = registration
     self.throttle = throttle
@@ -73,7 +81,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
       perform: { changes in Self.write(changes, to: path, state: state) },
       recovered: {
         let everyone = state.withLock { $0.subscribers.values.flatMap(\.values) }
-        for subscriber in everyone { subscriber.saved() }
+        for subscriber in everyone { subscriber.saved(.success(())) }
       })
     AtomicFile.removeStaleTemporaries(of: path)
     PendingWritesRegistry.register(self, scope: scope)
@@ -82,6 +90,12 @@ package final class DefaultsFile: PendingWrites, Sendable {
   deinit {
     files.forget(path)
     PendingWritesRegistry.unregister(ObjectIdentifier(self))
+    // The last holder went with a change still to write: it is written now rather than at the
+    // window's end, and a flush or the exit still finds it.
+    if !writer.isSettled {
+      let writer = writer
+      PendingWritesRegistry.flushSoon(scope: scope) { writer.flushNow() }
+    }
   }
 
   /// Where `name` has its value now, re-reading a file only when it changed.
@@ -119,11 +133,28 @@ package final class DefaultsFile: PendingWrites, Sendable {
     writer.submit([name: literal], immediately: immediately, waiter: waiter, onCaller: onCaller)
   }
 
+  /// Queues a change of `name` made through `withLock`, throttled; its outcome goes to the
+  /// holders of `name` through their subscriptions.
+  func saveInline(_ name: String, literal: String?) {
+    let shared = state
+    let waiter = state.withLock { state in
+      if let made = state.inlineWaiters[name] { return made.waiter }
+      let group = InlineGroup()
+      let waiter = WriteWaiter(group: ObjectIdentifier(group)) { result in
+        let holders = shared.withLock { $0.subscribers[name].map { Array($0.values) } ?? [] }
+        for holder in holders { holder.saved(result) }
+      }
+      state.inlineWaiters[name] = (group, waiter)
+      return waiter
+    }
+    writer.submit([name: literal], immediately: false, waiter: waiter)
+  }
+
   package func flushNow() { writer.flushNow() }
 
   /// Tells `deliver` each time the value of `name` changes outside this process's holders.
   func subscribe(
-    _ name: String, saved: @escaping @Sendable () -> Void,
+    _ name: String, saved: @escaping @Sendable (Result<Void, any Error>) -> Void,
     deliver: @escaping @Sendable (Lookup) -> Void
   ) -> SharedSubscription {
     let (id, needsWatches) = state.withLock { state in

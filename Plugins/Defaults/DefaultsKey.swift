@@ -73,7 +73,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
     guard case .success = coding else { return SharedSubscription {} }
-    return file.subscribe(name, saved: { subscriber.yieldSaved() }) { lookup in
+    return file.subscribe(name, saved: { subscriber.yieldSaveResult($0) }) { lookup in
       do {
         if let value = try value(of: lookup) {
           subscriber.yield(value)
@@ -95,11 +95,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
     let literal: String?
     do {
-      literal = try coding.get().encode(value)
-    } catch let error as InvalidLiteral {
-      return continuation.resume(
-        throwing: TetherError.invalidValue(
-          key: name, message: error.message, location: store.file.path))
+      literal = try self.literal(for: value)
     } catch {
       return continuation.resume(throwing: error)
     }
@@ -109,6 +105,15 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
         group: continuation.target, completion: { continuation.resume(with: $0) },
         superseded: { continuation.resumeSuperseded() }),
       onCaller: continuation.runOnCaller)
+  }
+
+  /// The literal that stores `value`, or the error naming the key and its file.
+  private func literal(for value: Value) throws -> String? {
+    do {
+      return try coding.get().encode(value)
+    } catch let error as InvalidLiteral {
+      throw TetherError.invalidValue(key: name, message: error.message, location: store.file.path)
+    }
   }
 
   private func value(of lookup: DefaultsFile.Lookup) throws -> Value? {
@@ -126,6 +131,22 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     } catch {
       throw TetherError.invalidValue(key: name, message: error.message, location: location)
     }
+  }
+}
+
+extension DefaultsKey: InlineSavingKey {
+  /// Takes a `withLock` change for the file's throttled writer; its outcome goes to the holders
+  /// through their subscriptions. A value that has no literal takes a continuation, to fail it.
+  package func saveInline(_ value: Value) -> Bool {
+    let literal: String?
+    do {
+      literal = try self.literal(for: value)
+    } catch {
+      // The continuation's save encodes it again and reports this error in `saveError`.
+      return false
+    }
+    file.saveInline(name, literal: literal)
+    return true
   }
 }
 

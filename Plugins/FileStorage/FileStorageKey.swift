@@ -136,9 +136,11 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
     store.save(value, context: context, encoder: coder, continuation: continuation)
   }
+}
 
+extension FileStorageKey: InlineSavingKey {
   /// Takes a `withLock` change for the throttled writer; its outcome goes to the subscribers.
-  public func _saveInline(_ value: Value) -> Bool {
+  package func saveInline(_ value: Value) -> Bool {
     store.saveInline(value, encoder: coder)
     return true
   }

@@ -57,9 +57,11 @@ public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     cell.store(value)
     continuation.resume()
   }
+}
 
+extension InMemoryKey: InlineSavingKey {
   /// Stores the value: storing in memory cannot fail, so there is no outcome to tell.
-  public func _saveInline(_ value: Value) -> Bool {
+  package func saveInline(_ value: Value) -> Bool {
     cell.store(value)
     return true
   }

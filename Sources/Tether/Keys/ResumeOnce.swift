@@ -34,12 +34,6 @@ struct ResumeOnce: ~Copyable, Sendable {
     return first
   }
 
-  /// Whether the continuation was resumed (or superseded).
-  var isResumed: Bool { resumed.load(ordering: .acquiring) }
-
-  /// Makes a resumed continuation's box resumable again; call only while its sole holder.
-  func reset() { resumed.store(false, ordering: .relaxed) }
-
   /// Whether the continuation is being dropped unresumed (reported, naming `subject`); call from
   /// its box's deinit.
   func isDroppedUnresumed(subject: @autoclosure () -> any Sendable) -> Bool {

@@ -7,22 +7,17 @@
 public protocol SharedKey<Value>: SharedReaderKey {
   /// Saves `value`, resuming `continuation` exactly once, on any thread.
   func save(_ value: Value, context: SaveContext, continuation: SaveContinuation)
-
-  /// Takes a change made through ``Shared/withLock(_:)`` without a continuation, telling its
-  /// outcome, if it can fail, to the key's subscribers; returns `false` (the default) to be given
-  /// a continuation through ``save(_:context:continuation:)`` instead.
-  ///
-  /// An implementation detail of Tether's own keys: a continuation per change was a third of an
-  /// in-memory `withLock` (measured with callgrind). A key that wraps another may forward it only
-  /// when it hands the other key's `subscribe` its own subscriber unchanged: the outcome goes
-  /// there. A wrapper that makes a subscriber of its own keeps the default, or failed writes
-  /// would never reach `saveError`.
-  func _saveInline(_ value: Value) -> Bool
 }
 
-extension SharedKey {
-  /// Saves through ``save(_:context:continuation:)`` instead.
-  public func _saveInline(_ value: Value) -> Bool { false }
+/// A key of Tether's own that takes a change made through ``Shared/withLock(_:)`` without a
+/// continuation: its save cannot fail (memory), or its outcome reaches the holders through their
+/// subscription (a throttled file). A shared value finds out once, when it is made, whether its
+/// key is one; every other key is given a ``SaveContinuation`` per change.
+package protocol InlineSavingKey<Value>: SharedKey {
+  /// Takes `value` from a `withLock`, telling its outcome, if it can fail, to the key's
+  /// subscribers; `false` to be given a continuation through `save` instead (a registered key
+  /// that does not resolve, to fail it).
+  func saveInline(_ value: Value) -> Bool
 }
 
 /// Why a key is asked to save a value.

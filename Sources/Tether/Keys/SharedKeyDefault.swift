@@ -54,9 +54,11 @@ extension _SharedKeyDefault: SharedKey where Base: SharedKey {
   public func save(_ value: Base.Value, context: SaveContext, continuation: SaveContinuation) {
     base.save(value, context: context, continuation: continuation)
   }
+}
 
+extension _SharedKeyDefault: InlineSavingKey where Base: InlineSavingKey {
   /// Forwards to the base key.
-  public func _saveInline(_ value: Base.Value) -> Bool {
-    base._saveInline(value)
+  package func saveInline(_ value: Base.Value) -> Bool {
+    base.saveInline(value)
   }
 }

@@ -46,11 +46,8 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   /// Sets holders' `isLoading`, for keys whose values arrive asynchronously.
   public func yieldLoading(_ isLoading: Bool = true) { onLoading(isLoading) }
 
-  /// Says a write the holders asked for earlier has now succeeded (a kept change written by a
-  /// flush after a failure, or a change the key took inline): holders clear `saveError`.
-  package func yieldSaved() { onSaved(.success(())) }
-
-  /// Tells how writing a change the key took inline (``SharedKey/_saveInline(_:)``) went:
+  /// Tells how writing a change the holders asked for earlier went (a change the key took
+  /// inline, see ``InlineSavingKey``, or one kept after a failure and written by a flush):
   /// holders clear `saveError` on success and set it on failure.
   package func yieldSaveResult(_ result: Result<Void, any Error>) { onSaved(result) }
 }

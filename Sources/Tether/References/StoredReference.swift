@@ -58,8 +58,6 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   // Where saves go (set at creation or adopted later). Boxed: a change reaches the key through
   // one retain, where copying it out of an optional existential copied the whole key.
   @usableFromInline @exclusivity(unchecked) var writer: Writer<Value>?
-  /// The changes' save continuations, reused.
-  @exclusivity(unchecked) private var saves = SaveContinuations()
 
   /// A plain shared value, with no key.
   package init(value: Value) {
@@ -104,7 +102,6 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   /// The key's callbacks hold this reference strongly; cancelling its subscription lets them go.
   package func stop() {
     let subscription = lock.withLock {
-      saves.removeAll()
       defer { self.subscription = nil }
       return self.subscription
     }
@@ -112,7 +109,7 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   }
 
   /// Runs the key's initial load and subscribes to its changes.
-  // Inlined with the holder's `make` (see `PersistentReferences`), so the load's context and
+  // Inlined with the holder's `make` (see `LiveReferences`), so the load's context and
   // continuation are made with the value type known.
   @inlinable
   package func start(skipInitialLoad: Bool) {
@@ -216,16 +213,14 @@ package final class StoredReference<Value: Sendable>: MutableReference, SaveResu
   @inlinable
   func mutated(to newValue: Value) {
     guard commit(newValue), let writer else { return }
-    if writer.key._saveInline(newValue) { return }
     save(newValue, through: writer)
   }
 
-  /// Saves a change through the key's continuation: the path of keys that do not save inline.
+  /// Hands a change to the key: inline when it takes changes so, else with a continuation.
   @usableFromInline
   func save(_ newValue: Value, through writer: Writer<Value>) {
-    let continuation = saves.next(for: self)
-    writer.key.save(newValue, context: .didSet, continuation: continuation)
-    saves.saved(continuation)
+    if let inline = writer.inline, inline.saveInline(newValue) { return }
+    writer.key.save(newValue, context: .didSet, continuation: SaveContinuation(target: self))
   }
 
   @usableFromInline
@@ -425,9 +420,15 @@ private final class Observer<Value: Sendable>: Sendable {
   init(_ notify: @escaping @Sendable (Value) -> Void) { self.notify = notify }
 }
 
-/// A reference's writing key, held in an object so that saving reaches it without a copy.
+/// A reference's writing key, held in an object so that saving reaches it without a copy, and
+/// whether it saves inline, found out once.
 @usableFromInline
 final class Writer<Value: Sendable>: Sendable {
   @usableFromInline let key: any SharedKey<Value>
-  @usableFromInline init(_ key: any SharedKey<Value>) { self.key = key }
+  let inline: (any InlineSavingKey<Value>)?
+
+  @usableFromInline init(_ key: any SharedKey<Value>) {
+    self.key = key
+    self.inline = key as? any InlineSavingKey<Value>
+  }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension SharedReaderKey {
   /// A key whose strategy the config file chooses: see ``RegisteredKey``.
   ///
@@ -23,17 +25,17 @@ extension SharedReaderKey {
 public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   /// The name `[keys]` maps.
   public let name: String
-  private let scope: TetherScope
+  private let resolution: Resolution
 
   /// A key named `name`, resolved through the current bootstrap.
   public init(_ name: String) {
     self.name = name
-    self.scope = TetherScope.current
+    self.resolution = Resolution(name: name, scope: TetherScope.current)
   }
 
   /// The resolved key's id; before resolution succeeds, the name and the value type.
   public var id: AnyHashable {
-    switch scope.resolve(name, as: Value.self) {
+    switch resolution.key {
     case .success(let key): return Self.erase(key)
     case .failure: return AnyHashable(UnresolvedID(name: name, type: ObjectIdentifier(Value.self)))
     }
@@ -44,7 +46,7 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible
 
   /// Loads through the resolved key, or fails with why it could not be resolved.
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
-    switch scope.resolve(name, as: Value.self) {
+    switch resolution.key {
     case .success(let key): key.load(context: context, continuation: continuation)
     case .failure(let error): continuation.resume(throwing: error)
     }
@@ -54,7 +56,7 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible
   public func subscribe(
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    switch scope.resolve(name, as: Value.self) {
+    switch resolution.key {
     case .success(let key): return key.subscribe(context: context, subscriber: subscriber)
     case .failure: return SharedSubscription {}
     }
@@ -62,16 +64,10 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible
 
   /// Saves through the resolved key, or fails with why it could not be resolved.
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
-    switch scope.resolve(name, as: Value.self) {
+    switch resolution.key {
     case .success(let key): key.save(value, context: context, continuation: continuation)
     case .failure(let error): continuation.resume(throwing: error)
     }
-  }
-
-  /// Forwards to the resolved key; an unresolved key takes a continuation, to fail it.
-  public func _saveInline(_ value: Value) -> Bool {
-    guard case .success(let key) = scope.resolve(name, as: Value.self) else { return false }
-    return key._saveInline(value)
   }
 
   private static func erase(_ key: some SharedKey<Value>) -> AnyHashable { AnyHashable(key.id) }
@@ -79,5 +75,57 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible
   private struct UnresolvedID: Hashable {
     let name: String
     let type: ObjectIdentifier
+  }
+
+  /// What the name resolves to, asked of the scope's registry once: the registry's answer is
+  /// final, so a change reaches the resolved key without a lookup. Only "not bootstrapped yet"
+  /// is asked again, at the next use.
+  private final class Resolution: Sendable {
+    let name: String
+    let scope: TetherScope
+    private let settled = AtomicLazyReference<Resolved>()
+
+    init(name: String, scope: TetherScope) {
+      self.name = name
+      self.scope = scope
+    }
+
+    /// The resolved key, or why there is none.
+    var key: Result<any SharedKey<Value>, TetherError> { resolved?.key ?? unsettled() }
+
+    /// The resolved key as a key that saves inline, when it is one (found out once).
+    var inline: (any InlineSavingKey<Value>)? { resolved?.inline }
+
+    private var resolved: Resolved? {
+      if let resolved = settled.load() { return resolved }
+      guard scope.registry != nil else { return nil }
+      return settled.storeIfNil(Resolved(scope.resolve(name, as: Value.self)))
+    }
+
+    private func unsettled() -> Result<any SharedKey<Value>, TetherError> {
+      scope.resolve(name, as: Value.self)
+    }
+  }
+
+  private final class Resolved: Sendable {
+    let key: Result<any SharedKey<Value>, TetherError>
+    let inline: (any InlineSavingKey<Value>)?
+
+    init(_ key: Result<any SharedKey<Value>, TetherError>) {
+      self.key = key
+      if case .success(let resolved) = key {
+        self.inline = resolved as? any InlineSavingKey<Value>
+      } else {
+        self.inline = nil
+      }
+    }
+  }
+}
+
+extension RegisteredKey: InlineSavingKey {
+  /// Forwards to the resolved key when it saves inline; otherwise the change takes a
+  /// continuation (an unresolved key's, to fail it).
+  package func saveInline(_ value: Value) -> Bool {
+    resolution.inline?.saveInline(value) ?? false
   }
 }
