@@ -77,6 +77,8 @@ def main():
               ns("increment.unread"), ns("increment.mutex"), "ns", float("inf"), "—")
     ratio_row("withLock on a file-backed key vs in-memory key",
               ns("increment.file"), ns("increment.shared"), "ns", 1.5, "≤ 1.5×")
+    ratio_row("withLock on a registered key (config → memory) vs the in-memory key",
+              ns("increment.registered"), ns("increment.shared"), "ns", 1.5, "≤ 1.5×")
     writes = at("throttle.file", "writes", 100)
     rows.append(("10,000 mutations in one throttle window: file writes (max of 20 rounds)",
                  f"{writes:.0f}", "2", "", "exactly 2",

@@ -49,6 +49,20 @@ func coreBenchmarks() {
     for _ in 0..<millionOps { unread.withLock { $0 += 1 } }
   }
 
+  // The README's main example: a key declared by name, which the config maps to a strategy.
+  do {
+    try TetherSystem.bootstrap(
+      configuration: .string("[keys]\nbenchmark.registered = memory"),
+      strategies: [InMemoryStrategy.self])
+  } catch {
+    fatalError("cannot bootstrap the registered-key benchmark: \(error)")
+  }
+  let registered = Shared(wrappedValue: 0, .registered("benchmark.registered"))
+  blackHole(registered.wrappedValue)
+  Benchmark("increment.registered", configuration: perMillion) { _ in
+    for _ in 0..<millionOps { registered.withLock { $0 += 1 } }
+  }
+
   let file = Shared(wrappedValue: 0, .fileStorage(scratchFolder("core").appending(path: "n.json")))
   blackHole(file.wrappedValue)
   Benchmark("increment.file", configuration: perMillion) { _ in

@@ -16,6 +16,30 @@ import TetherTesting
     }
   }
 
+  /// A `withLock` change is saved without a continuation: its failure reaches `saveError` through
+  /// the key's subscription, and so does the later write that succeeds. (A file where the folder
+  /// should be fails the write even for root.)
+  @Test func aThrottledChangeThatCannotBeWrittenSetsSaveErrorUntilAFlushWritesIt() async throws {
+    try await withTemporaryDirectory { folder in
+      let blocker = folder.appending(path: "sub")
+      try Data("not a folder".utf8).write(to: blocker)
+      let store = DefaultsStore(file: blocker.appending(path: "defaults.ini"))
+      @Shared(.defaults("count", store: store)) var count = 0
+      $count.withLock { $0 = 5 }
+      await expectEventually(
+        timeout: .seconds(30), "saveError: \(String(describing: $count.saveError))"
+      ) {
+        $count.saveError.map { "\($0)".contains("Not a directory") } ?? false
+      }
+      #expect(count == 5, "the change is kept")
+      try FileManager.default.removeItem(at: blocker)
+      try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: false)
+      await TetherSystem.flush()
+      #expect($count.saveError == nil)
+      #expect(contents(store.file) == "count = 5\n")
+    }
+  }
+
   @Test func editingOneKeyChangesExactlyThatLine() async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "defaults.ini")
