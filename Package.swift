@@ -34,10 +34,18 @@ let package = Package(
       path: "Sources/CInotifyTools",
       providers: [.apt(["libinotifytools0-dev"])]
     ),
+    // Files as the strategies and the watcher use them: atomic replacement, resolved paths,
+    // reading whole, system calls that retry EINTR. Knows nothing of watching.
+    .target(
+      name: "TetherFiles",
+      dependencies: ["CTetherLinux", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: swiftSettings
+    ),
     .target(
       name: "TetherWatcher",
       dependencies: [
-        "CInotifyTools", "CTetherLinux", .product(name: "Logging", package: "swift-log"),
+        "CInotifyTools", "CTetherLinux", "TetherFiles",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
     ),
@@ -49,13 +57,17 @@ let package = Package(
     ),
     .target(
       name: "TetherFileStorage",
-      dependencies: ["Tether", "TetherWatcher", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "Tether", "TetherFiles", "TetherWatcher", .product(name: "Logging", package: "swift-log"),
+      ],
       path: "Plugins/FileStorage",
       swiftSettings: swiftSettings
     ),
     .target(
       name: "TetherDefaults",
-      dependencies: ["Tether", "TetherWatcher", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "Tether", "TetherFiles", "TetherWatcher", .product(name: "Logging", package: "swift-log"),
+      ],
       path: "Plugins/Defaults",
       swiftSettings: swiftSettings
     ),
@@ -74,15 +86,20 @@ let package = Package(
     .executableTarget(
       name: "tether",
       dependencies: [
-        "Tether", "TetherInMemory", "TetherFileStorage", "TetherDefaults", "TetherWatcher",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "Tether", "TetherInMemory", "TetherFileStorage", "TetherDefaults", "TetherFiles",
+        "TetherWatcher", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: swiftSettings
     ),
     .executableTarget(
       name: "tether-test-helper",
-      dependencies: ["TetherWatcher", "TetherFileStorage", "TetherDefaults"],
+      dependencies: ["TetherFiles", "TetherWatcher", "TetherFileStorage", "TetherDefaults"],
       path: "Tests/TetherTestHelper",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TetherFilesTests",
+      dependencies: ["TetherFiles", "TetherTesting"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

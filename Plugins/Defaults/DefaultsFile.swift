@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 package import Tether
+import TetherFiles
 import TetherWatcher
 
 /// One defaults file as this scope sees it: the parsed user and registration files, the holders

@@ -1,5 +1,6 @@
 import Synchronization
 import Tether
+import TetherFiles
 import TetherWatcher
 
 /// The defaults files of one scope, one engine per resolved path, kept while a key holds it: an

@@ -1,4 +1,5 @@
 public import Tether
+import TetherFiles
 import TetherWatcher
 
 extension SharedReaderKey {

@@ -1,6 +1,7 @@
 public import Foundation
 import Logging
 import Tether
+import TetherFiles
 import TetherWatcher
 
 /// An INI defaults file — the Linux answer to a `UserDefaults` suite — and an optional

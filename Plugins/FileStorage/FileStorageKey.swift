@@ -1,5 +1,6 @@
 public import Foundation
 public import Tether
+import TetherFiles
 import TetherWatcher
 
 extension SharedReaderKey {
@@ -81,7 +82,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
     // Hashed once for the tables it is looked up in (the id's, the store's, the watcher's);
     // its folder's hash comes with the folder's resolution. A file opened on the way (its
     // folder watched, no link on its path) is read for the load, which need not open it again.
-    var resolved = ResolvedPath.opening(url)
+    var resolved = ResolvedPath.opening(url) { FileWatcher.shared.mark(in: $0) }
     self.store = FileStores.current.store(
       path: HashedPath(resolved.path), in: resolved.folder, of: Value.self, settings: settings)
     self.coder = coder

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import Tether
+import TetherFiles
 import TetherWatcher
 
 /// One file's writes and watch, shared by every key of that path and value type in a scope.
@@ -143,7 +144,7 @@ final class FileStore: PendingWrites, Sendable {
 
   /// Takes the file a key opened as it resolved the path: read now if a load will want it (no
   /// holder watches the file yet), so that the load need not open it again.
-  func offer(_ file: consuming OpenedFile) {
+  func offer(_ file: consuming OpenedFile<WatchMark>) {
     guard state.withLock({ $0.watch == nil }) else { return }
     let mark = file.mark
     let content = file.read()

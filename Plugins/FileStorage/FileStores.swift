@@ -1,5 +1,6 @@
 import Synchronization
 import Tether
+import TetherFiles
 import TetherWatcher
 
 /// The file stores of one scope, one per path and value type, kept while a key holds them: a

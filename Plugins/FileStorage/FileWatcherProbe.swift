@@ -1,3 +1,4 @@
+import TetherFiles
 import TetherWatcher
 
 /// What the one file watcher behind every file and defaults key is doing, for benchmarks and

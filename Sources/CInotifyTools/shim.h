@@ -3,7 +3,6 @@
 
 // <sys/inotify.h> must come first: inotifytools.h uses its types without including it.
 #include <sys/inotify.h>
-#include <sys/statfs.h>
 #include <sys/file.h>
 #include <inotifytools/inotifytools.h>
 

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <sys/file.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 

@@ -1,3 +1,5 @@
+package import TetherFiles
+
 /// A watched file's subscribers. Nearly every file has one (its store), kept inline: an array
 /// for it was an allocation and a growth a watched file (measured with callgrind: a
 /// thirtieth of starting a file key).

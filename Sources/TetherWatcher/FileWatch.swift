@@ -1,4 +1,5 @@
 package import Foundation
+package import TetherFiles
 
 /// A subscription to one file's changes; cancelled by ``cancel()`` or when released.
 ///

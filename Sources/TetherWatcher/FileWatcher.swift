@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+package import TetherFiles
 
 /// The one file watcher of the process, shared by every file-backed strategy.
 ///

@@ -1,6 +1,7 @@
 import CInotifyTools
 import Foundation
 import Glibc
+package import TetherFiles
 
 /// libinotifytools, as the watcher thread uses it.
 ///

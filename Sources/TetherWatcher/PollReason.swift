@@ -1,3 +1,5 @@
+package import TetherFiles
+
 /// Why the watcher polls a path instead of using inotify.
 package enum PollReason: Error, Sendable, Equatable, CustomStringConvertible {
   /// The per-user inotify watch limit is reached (`ENOSPC`).

@@ -1,3 +1,4 @@
+
 /// What the watcher is doing, for tests, benchmarks and `tether` diagnostics.
 package struct WatcherStatistics: Sendable {
   /// inotify watches held: one per watched directory (or waited-for ancestor), plus the control

@@ -1,6 +1,7 @@
 import CInotifyTools
 import Foundation
 import Glibc
+package import TetherFiles
 
 /// The loop of the watcher's dedicated OS thread: the only code that calls libinotifytools.
 ///

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Tether
 import TetherDefaults
+import TetherFiles
 import TetherWatcher
 
 /// `tether get KEY`: the stored representation of a key's value.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Tether
 import TetherDefaults
+import TetherFiles
 import TetherWatcher
 
 /// `tether set KEY VALUE`: validates, then writes atomically through the library's own code.

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Tether
 import TetherDefaults
+import TetherFiles
 import TetherWatcher
 
 /// `tether watch KEY...`: one line per change, as it happens, until interrupted.

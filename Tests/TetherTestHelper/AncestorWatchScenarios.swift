@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TetherFiles
 import TetherWatcher
 
 // Folders that change between the watcher thread looking for a missing folder and its watch of

@@ -6,6 +6,7 @@ import Synchronization
 import Tether
 import TetherDefaults
 import TetherFileStorage
+import TetherFiles
 import TetherWatcher
 
 enum Helper {

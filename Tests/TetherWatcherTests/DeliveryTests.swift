@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TetherFiles
 import TetherTesting
 import TetherWatcher
 

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import Tether
 import TetherFileStorage
+import TetherFiles
 import TetherTesting
 import TetherWatcher
 

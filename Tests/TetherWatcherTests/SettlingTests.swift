@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import TetherFiles
 import TetherTesting
 import TetherWatcher
 

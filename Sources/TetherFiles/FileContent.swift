@@ -137,7 +137,7 @@ package struct FileIdentity: Sendable, Equatable {
 
   /// How long before `now` (wall-clock nanoseconds since 1970) the file last changed, by the
   /// later of its modification and status-change times; zero when that lies ahead of `now`.
-  func nanosecondsSinceChange(now: UInt64) -> UInt64 {
+  package func nanosecondsSinceChange(now: UInt64) -> UInt64 {
     func nanoseconds(_ time: timespec) -> UInt64 {
       guard time.tv_sec >= 0 else { return 0 }
       return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)

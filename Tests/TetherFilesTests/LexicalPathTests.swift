@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import TetherFiles
 import TetherTesting
-import TetherWatcher
 
 @Suite struct LexicalPathTests {
   @Test(arguments: [

@@ -288,10 +288,3 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     if let next, let queue { queue.async { self.write(next.0, next.1) } }
   }
 }
-
-extension Duration {
-  package var nanoseconds: UInt64 {
-    let (seconds, attoseconds) = components
-    return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
-  }
-}

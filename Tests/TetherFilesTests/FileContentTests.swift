@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import TetherFiles
 import TetherTesting
-import TetherWatcher
 
 @Suite struct FileContentTests {
   /// Sizes around the reader's first (16 KiB) read: a full first read is not the end, a short

@@ -284,7 +284,7 @@ package enum AtomicFile {
     } catch {
       // No folder yet: nothing was left in it.
       if error.code != ENOENT {
-        FileWatcher.logger.warning("cannot look for stale temporary files in \(folder): \(error)")
+        Logger.files.warning("cannot look for stale temporary files in \(folder): \(error)")
       }
       return
     }

@@ -2,8 +2,8 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import TetherFiles
 import TetherTesting
-import TetherWatcher
 
 @Suite struct AtomicFileTests {
   @Test(arguments: [

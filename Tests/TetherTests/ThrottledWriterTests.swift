@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
+import Tether
 import TetherTesting
-import TetherWatcher
 
 /// What a writer wrote and what its waiters were told.
 final class WriterLog: Sendable {

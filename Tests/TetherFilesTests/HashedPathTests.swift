@@ -1,5 +1,5 @@
 import Testing
-import TetherWatcher
+import TetherFiles
 
 @Suite struct HashedPathTests {
   @Test func equalPathsAreOneKeyAndDistinctPathsOfOneLengthAreTwo() {
