@@ -1,4 +1,3 @@
-
 extension Duration {
   /// The duration in whole nanoseconds (negative durations are not used).
   var nanoseconds: UInt64 {

@@ -1,4 +1,3 @@
-
 /// What the watcher is doing, for tests, benchmarks and `tether` diagnostics.
 package struct WatcherStatistics: Sendable {
   /// inotify watches held: one per watched directory (or waited-for ancestor), plus the control
