@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
-package import TetherFiles
+import TetherFiles
 
 /// The private folder the watcher thread watches so other threads can reach it: writing one byte
 /// to its `wake` file queues an `IN_MODIFY` in the kernel, so a wake-up is never lost; a

@@ -1,7 +1,7 @@
 import CInotifyTools
 import Foundation
 import Glibc
-package import TetherFiles
+import TetherFiles
 
 /// The loop of the watcher's dedicated OS thread: the only code that calls libinotifytools.
 ///
@@ -72,21 +72,15 @@ final class WatcherThread {
       FileWatcher.logger.warning("cannot set close-on-exec on the inotify descriptor: \(error)")
     }
     descriptor = fd
-    watcher.state.withLock {
-      $0.statistics.descriptor = fd
-      $0.statistics.inotifyWatches = 1
-    }
+    watcher.threadStarted(descriptor: fd)
   }
 
   /// Handles one event; `false` when the thread must stop (polling took over).
   private func handle(_ event: Inotify.Event) -> Bool {
     if event.wd == controlWatch { return handleControl(event) }
-    // Counted before the event's file is looked for: a file registered meanwhile sees the count
-    // move, and checks itself (see `FileWatcher.mark`).
-    watcher.state.withLock { $0.handledEvents += 1 }
+    watcher.eventTakenUp()
     if event.has(IN_Q_OVERFLOW) {
-      watcher.state.withLock { $0.statistics.overflows += 1 }
-      watcher.eventsLost()
+      watcher.queueOverflowed()
       // A wake-up may be among the lost events: its caller would wait for the next one.
       return sync(full: false)
     }
@@ -98,29 +92,8 @@ final class WatcherThread {
       return drop(event.wd, of: path)
     }
     let file = path == "/" ? "/" + event.name : path + "/" + event.name
-    let key = HashedPath(file)
-    let (isWatched, tap, awaited) = watcher.state.withLock {
-      state -> (Bool, (@Sendable (String) -> Void)?, [String]) in
-      let index = state.files.index(forKey: key)
-      if let index {
-        state.files.values[index].eventsSinceKnown += 1
-        if let writing = event.writerStillOpen { state.files.values[index].beingWritten = writing }
-      }
-      let isWatched = index != nil
-      // Only a folder's event can make a waited-for folder appear: the scan is not per event.
-      guard event.has(IN_ISDIR) else { return (isWatched, state.eventTap, []) }
-      let prefix = file + "/"
-      return (
-        isWatched, state.eventTap,
-        state.directories.keys.filter {
-          ($0.string == file || $0.string.hasPrefix(prefix)) && !state.addedDirectories.contains($0)
-        }.map(\.string)
-      )
-    }
-    if isWatched {
-      tap?(file)
-      watcher.settler.dirty(file)
-    }
+    let awaited = watcher.fileEvent(
+      file, writerStillOpen: event.writerStillOpen, isDirectory: event.has(IN_ISDIR))
     // A directory that watched files wait for (through a watched ancestor) appeared or moved
     // here. One with a watch of its own is served already, and one not yet looked at will be
     // by its wake-up: a folder made for a new key does not make every directory looked at.
@@ -150,36 +123,8 @@ final class WatcherThread {
   /// for before is served as it was. Events that move folders (a drop, an awaited folder
   /// appearing) and rebuilds look at them all.
   private func sync(full: Bool = true) -> Bool {
-    let (wanted, generation, onlyAdded, examined) = watcher.state.withLock {
-      state -> (Set<String>, UInt64, Bool, [HashedPath]) in
-      let onlyAdded = !full && !state.fullSyncNeeded
-      let candidates = onlyAdded ? Array(state.addedDirectories) : Array(state.directories.keys)
-      state.addedDirectories = []
-      state.fullSyncNeeded = false
-      state.statistics.examinedDirectories += candidates.count
-      var wanted = candidates.filter { directory in
-        state.directories[directory]?.files.contains {
-          state.statistics.polledPaths[$0.string] == nil
-        }
-          // Idle already, its watch added by a caller: it stands for the idle while, as one
-          // the thread added would.
-          ?? false
-          || (state.watchedHere[directory] != nil && state.idleDirectories[directory] != nil)
-      }
-      if !onlyAdded {
-        // An idle directory keeps a watch of its own until it is released; one waited for
-        // through an ancestor (or whose watch went) is released now: nothing needs it.
-        for directory in state.idleDirectories.keys {
-          if watches[directory.string] != nil {
-            wanted.append(directory)
-          } else {
-            state.idleDirectories[directory] = nil
-            state.directories[directory] = nil
-          }
-        }
-      }
-      return (Set(wanted.map(\.string)), state.requested, onlyAdded, candidates)
-    }
+    let (plan, generation) = watcher.planSync(full: full) { watches[$0] != nil }
+    let (wanted, onlyAdded) = (plan.wanted, plan.onlyAdded)
     var targets: [String: Set<String>] = [:]
     for directory in wanted {
       // A watched folder stands until its removal's event says otherwise (and rebuilds): only
@@ -217,26 +162,17 @@ final class WatcherThread {
       targets = again
       firstRound = false
     }
-    let ready = watcher.state.withLock { state in
-      // A watch a caller added after this thread had watched its folder is the same one.
-      let taken = state.watchedHere.filter { watches[$0.key.string] == $0.value }.keys
-      for directory in taken { state.watchedHere[directory] = nil }
-      // The watches callers added for directories looked at here are the library's now; one
-      // that is not (the folder replaced since, or no longer wanted) is removed.
-      for directory in examined {
-        guard let wd = state.watchedHere.removeValue(forKey: directory) else { continue }
-        if watches[directory.string] != wd && paths[wd] == nil {
-          do {
-            try systemCall("inotify_rm_watch") { inotify_rm_watch(descriptor, wd) }
-          } catch {
-            // EINVAL: the kernel dropped it already (its folder went).
-          }
+    let descriptor = descriptor
+    watcher.finishSync(
+      examined: plan.examined, generation: generation, threadWatch: { watches[$0] },
+      isThreadWatch: { paths[$0] != nil }, threadWatchCount: watches.count,
+      removeStray: { wd in
+        do {
+          try systemCall("inotify_rm_watch") { inotify_rm_watch(descriptor, wd) }
+        } catch {
+          // EINVAL: the kernel dropped it already (its folder went).
         }
-      }
-      state.statistics.inotifyWatches = watches.count + 1 + state.watchedHere.count
-      return FileWatcher.serve(generation, in: &state)
-    }
-    for semaphore in ready { semaphore.signal() }
+      })
     return true
   }
 
@@ -311,14 +247,7 @@ final class WatcherThread {
     watches = [:]
     paths = [:]
     dropped = []
-    watcher.state.withLock {
-      $0.statistics.rebuilds += 1
-      // Taken for events: a mark from before it must not vouch that no change went unseen while
-      // no watch stood.
-      $0.handledEvents += 1
-      // Added under the closed descriptor: gone with it.
-      $0.watchedHere = [:]
-    }
+    watcher.rebuilding()
     do {
       try start()
     } catch {

@@ -1,0 +1,110 @@
+import Foundation
+import TetherFiles
+
+/// Checking a settled file and delivering its content.
+extension FileWatcher {
+  /// Re-reads `path` and delivers its content if it is neither what was last seen nor one of
+  /// our own writes. Runs on the delivery queue, so deliveries are in order.
+  ///
+  /// `firstEvent` is when the burst that led here began. New bytes in a file that changed less
+  /// than the settle delay ago are read again later (within the maximum wait): the events of
+  /// that change may not have reached the settler yet, and the bytes may be a writer's half-done
+  /// work, such as a file truncated and not yet written.
+  func check(_ path: String, firstEvent: UInt64? = nil, caughtUp: Bool = false) {
+    let key = HashedPath(path)
+    let content = FileContent.read(path)
+    var outcome = state.withLock {
+      $0.files.take(content, of: key, confirmed: firstEvent == nil)
+    }
+    if case .unconfirmed(let beingWritten) = outcome, let firstEvent {
+      let emptied = beingWritten && content == .data(Data())
+      if postpone(path, beingWritten: beingWritten, emptied: emptied, firstEvent: firstEvent) {
+        return
+      }
+      // The thread may not have read every event the kernel queued before this read (it lags
+      // under load), such as the truncation of a writer that has yet to write: once it has,
+      // the file is checked once more.
+      if !caughtUp {
+        return afterQueuedEvents { [self] in check(path, firstEvent: firstEvent, caughtUp: true) }
+      }
+      outcome = state.withLock { $0.files.take(content, of: key, confirmed: true) }
+    }
+    guard case .deliver(let subscribers) = outcome else { return }
+    for subscriber in subscribers { subscriber(content) }
+  }
+
+  /// Whether new bytes in `path` are to be read again later: while a writer has the file open,
+  /// or the file changed less than the settle delay ago (a process descheduled between
+  /// truncating and writing leaves the change time as old as the truncation, so the open writer
+  /// counts first); within the maximum wait since `firstEvent`.
+  ///
+  /// A file its writer has `emptied` and still holds open is waited for up to the emptied wait
+  /// since it was emptied: the writer is between truncating and writing. (Not since the burst
+  /// began: a check held up behind others finds that long past, though the writer may have
+  /// truncated a moment ago.)
+  private func postpone(
+    _ path: String, beingWritten: Bool, emptied: Bool, firstEvent: UInt64
+  ) -> Bool {
+    let wallClock = UInt64(Date().timeIntervalSince1970 * 1e9)
+    if emptied {
+      let uptime = DispatchTime.now().uptimeNanoseconds
+      let emptiedAgo = FileIdentity.of(path).map { $0.nanosecondsSinceChange(now: wallClock) }
+      return settler.postpone(
+        path, firstEvent: emptiedAgo.map { uptime - min($0, uptime) } ?? firstEvent,
+        changedAgo: 0, limit: emptiedWait)
+    }
+    let changedAgo =
+      beingWritten
+      ? 0 : FileIdentity.of(path).map { $0.nanosecondsSinceChange(now: wallClock) }
+    return changedAgo.map({ $0 < settleDelay.nanoseconds }) ?? true
+      && settler.postpone(
+        path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0, limit: maxWait)
+  }
+
+  /// Runs `work` on the delivery queue once the watcher thread has handled every event the
+  /// kernel queued before the call: the marker it waits for is queued behind them. (Not a
+  /// wake-up: the thread may read an earlier one first, still ahead of those events, and serve
+  /// every request with it.) Other files' checks go on meanwhile: a thread lagging under load
+  /// holds up only the check that waits for it.
+  private func afterQueuedEvents(_ work: @escaping @Sendable () -> Void) {
+    let id = state.withLock { state -> UInt64? in
+      guard state.polling.fallback == nil else { return nil }
+      return state.hooks.addMarker(work)
+    }
+    guard let id, let control = control.withLock({ $0 }) else { return work() }
+    do {
+      try control.queueMarker(id)
+    } catch {
+      // Without it the check goes on with what the thread has read so far.
+      Self.logger.error("cannot queue a marker for the watcher thread: \(error)")
+      state.withLock { $0.hooks.takeMarker(id) }?()
+    }
+  }
+
+  /// Goes on with the work of every marker not read yet: events were lost (the markers among
+  /// them, perhaps), and each watched file is now taken as being written.
+  func releaseMarkers() {
+    for work in state.withLock({ $0.hooks.takeAllMarkers() }) { delivery.async(execute: work) }
+  }
+
+  /// Marks the watched files in `folder` and in the folders under it as possibly changed: their
+  /// watch went away with `folder`, so events may have been missed.
+  func dirtyAll(within folder: String) {
+    for path in state.withLock({ $0.folders.files(within: folder) }) { settler.dirty(path.string) }
+  }
+
+  /// Marks the watched files of `directory` as possibly changed (its watch was just added).
+  func dirtyAll(under directory: String) {
+    let paths = state.withLock { $0.folders.files(in: HashedPath(directory)) }
+    for path in paths { settler.dirty(path.string) }
+  }
+
+  /// Marks every watched file as possibly changed after events were lost (an overflow, a
+  /// rebuild). Whether a process is writing one in place is unknown then, so each is taken as
+  /// being written: new bytes wait for the file's next close or rename, or the maximum wait,
+  /// rather than being delivered as a writer may have left them for a moment (truncated).
+  func eventsLost() {
+    for path in state.withLock({ $0.files.assumeAllBeingWritten() }) { settler.dirty(path.string) }
+    releaseMarkers()
+  }
+}

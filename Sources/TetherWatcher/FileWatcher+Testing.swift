@@ -1,0 +1,42 @@
+/// Hooks for tests and benchmarks.
+extension FileWatcher {
+  /// Calls `tap` on the watcher thread with the path of each raw event for a watched file,
+  /// before any settling: the physical floor for latency benchmarks.
+  package func setEventTap(_ tap: (@Sendable (String) -> Void)?) {
+    state.withLock { $0.hooks.eventTap = tap }
+  }
+
+  /// Calls `hook` on the watcher thread just before it watches a folder as the nearest existing
+  /// ancestor of folders not made yet, with those folders: a test makes one there, in the gap
+  /// between looking for it and the watch that would have seen it made.
+  package func setAncestorWatchHookForTesting(_ hook: (@Sendable (String, Set<String>) -> Void)?) {
+    state.withLock { $0.hooks.ancestorWatch = hook }
+  }
+
+  /// Stops the watcher thread reading events until ``resumeForTesting()``: the kernel queues
+  /// them meanwhile, and overflows past 16,384. The thread stops at an event this call queues
+  /// behind every earlier one, so the queue then holds only what comes after.
+  package func pauseForTesting() {
+    guard state.withLock({ $0.handshake.started && $0.polling.fallback == nil }),
+      let control = control.withLock({ $0 })
+    else { return }
+    state.withLock { $0.hooks.pauseRequested = true }
+    do {
+      try control.queuePause()
+    } catch {
+      Self.logger.error("cannot pause the watcher thread: \(error)")
+      state.withLock { $0.hooks.pauseRequested = false }
+      return
+    }
+    pausedSignal.wait()
+  }
+
+  /// Lets a paused watcher thread go on.
+  package func resumeForTesting() {
+    let wasPaused = state.withLock { state in
+      defer { state.hooks.pauseRequested = false }
+      return state.hooks.pauseRequested
+    }
+    if wasPaused { resumeSignal.signal() }
+  }
+}
