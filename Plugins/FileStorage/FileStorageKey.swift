@@ -25,8 +25,7 @@ extension SharedReaderKey {
   /// A `Codable` value stored as JSON in a file, with the default coders (`JSONEncoder()` and
   /// `JSONDecoder()`): see ``fileStorage(_:encoder:decoder:)``.
   ///
-  /// The coders are shared by every such key instead of made per key (measured: a twentieth of
-  /// starting a file key).
+  /// The coders are shared by every such key instead of made per key.
   @inlinable
   public static func fileStorage<V: Codable & Sendable>(_ url: URL) -> Self
   where Self == FileStorageKey<V> {

@@ -11,9 +11,8 @@ import TetherWatcher
 /// writer's queue. An external edit wins over a pending local change, which is dropped and
 /// logged.
 ///
-/// Not generic: only its methods are, so that making one looks up no generic class's metadata
-/// (measured: a hundredth of starting a file key). Still one per value type: the slot in
-/// ``FileStores`` is the path and the type.
+/// Not generic: only its methods are, so that making one looks up no generic class's metadata.
+/// Still one per value type: the slot in ``FileStores`` is the path and the type.
 final class FileStore: PendingWrites, Sendable {
   private typealias State = FileStoreState
 
@@ -31,10 +30,9 @@ final class FileStore: PendingWrites, Sendable {
   /// The value type of its keys, which with the path names its slot in `stores`.
   private let valueType: ObjectIdentifier
   /// Made at the first save: most files are only read, and a writer (two locks, a queue's
-  /// worth of state, three closures) was a tenth of starting a file key (measured with
-  /// callgrind). Held retained here, released in `deinit`. An `Atomic` rather than an
-  /// `AtomicLazyReference`, whose `load()` is not inlined and cost every save two metadata
-  /// lookups.
+  /// worth of state, three closures) is a large part of starting a file key. Held retained
+  /// here, released in `deinit`. An `Atomic` rather than an `AtomicLazyReference`, whose
+  /// `load()` is not inlined and costs every save two metadata lookups.
   private let writerIfMade = Atomic<Unmanaged<ThrottledWriter<PendingFileChange>>?>(nil)
 
   private var existingWriter: ThrottledWriter<PendingFileChange>? {
@@ -285,12 +283,9 @@ final class FileStore: PendingWrites, Sendable {
   }
 }
 
-/// A file store's state; not nested in the generic store, whose nested types would have their
-/// metadata looked up at run time on every use.
 /// A store's state and its lock, in one object that the writer's closures hold without the
 /// store. A `Mutex` inline: a `LockedState` is three allocations (itself, its `NSLock` and the
-/// lock's mutex), a thirtieth of a file key's start (measured with callgrind), and this lock
-/// is not on a change's path.
+/// lock's mutex), and this lock is not on a change's path.
 private final class FileStoreLock: Sendable {
   private let mutex = Mutex(FileStoreState())
 

@@ -2,11 +2,10 @@ public import Foundation
 
 /// A value waiting to be written, with the encoder it is written with.
 ///
-/// Not generic: a generic change type made every save look up the
-/// writer's type metadata at run time (measured: a fifth of a file-backed `withLock`). The value
-/// is erased rather than captured by an encoding closure: a value of up to three words fits in
-/// the existential, where the closure's context took an allocation per save (measured: one of
-/// three per file-backed `withLock`, with the continuation's and the completion's).
+/// Not generic: a generic change type would make every save look up the writer's type metadata
+/// at run time. The value is erased rather than captured by an encoding closure: a value of up
+/// to three words fits in the existential, where the closure's context takes an allocation per
+/// save.
 struct PendingFileChange: Sendable {
   let value: any Sendable
   let encoder: any ErasedFileEncoder
@@ -29,8 +28,8 @@ final class FileCoder<Value: Sendable>: ErasedFileEncoder {
   let decode: @Sendable (Data) throws -> Value
 
   // Usable from inlined code: a key's coders made in the caller, specialized for its value
-  // type, have their class's metadata at hand; made in the key's unspecialized code, it was
-  // looked up at run time for each key (measured: a hundredth of starting a file key).
+  // type, have their class's metadata at hand; made in the key's unspecialized code, it would
+  // be looked up at run time for each key.
   @usableFromInline
   init(
     encode: @escaping @Sendable (Value) throws -> Data,

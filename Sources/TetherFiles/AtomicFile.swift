@@ -103,8 +103,8 @@ package enum AtomicFile {
   /// for the caller's clean-up to remove.
   ///
   /// A check and then a rename would leave a window in which an editor's own rename could land
-  /// and be overwritten unseen (measured: one test's edit in seven, racing a write started at the
-  /// same moment). So the check is made with the rename where the file system can: a missing
+  /// and be overwritten unseen (an editor's save racing a write started at the same moment
+  /// loses this way). So the check is made with the rename where the file system can: a missing
   /// file is replaced only if it is still missing (`RENAME_NOREPLACE`); an existing one is
   /// swapped with ours (`RENAME_EXCHANGE`) and what came out is checked, and swapped back when
   /// it was not what we expected. A file system without these gets the check and the rename.
@@ -267,7 +267,7 @@ package enum AtomicFile {
   package static func removeStaleTemporaries(of path: String) {
     let newFolder = cleanedFolders.withLock { cleaned -> String? in
       // Files are mostly opened folder by folder: the last folder is checked without making
-      // the path's parent and hashing it (measured: 3% of a file key's start).
+      // the path's parent and hashing it.
       if LexicalPath.isDirectChild(path, of: cleaned.last) { return nil }
       let folder = LexicalPath.parent(of: path)
       cleaned.last = folder

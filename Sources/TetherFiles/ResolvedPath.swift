@@ -67,7 +67,7 @@ package enum ResolvedPath {
   }
 
   /// The percent-encoded path is the plain one when nothing in it is encoded, and is had
-  /// without the decoding pass (measured: `path` was a sixth of a file key's start).
+  /// without `path`'s decoding pass.
   private static func plainPath(of url: URL) -> String {
     let encoded = url.path(percentEncoded: true)
     return encoded.withUTF8Bytes({ $0.contains(UInt8(ascii: "%")) }) ? url.path : encoded
@@ -141,7 +141,7 @@ package enum ResolvedPath {
     var byPath: [String: ResolvedFolder] = [:]
     /// The folder of the last path resolved, and its entry: keys are mostly made folder by
     /// folder, and a path in it is known to be without making its parent's string or hashing
-    /// it (measured: a third of resolving a file key's path).
+    /// it.
     var lastPath = ""
     var last: ResolvedFolder?
     /// The folder of the last path found to have no link on the way, hashed.
@@ -149,7 +149,7 @@ package enum ResolvedPath {
   }
 
   /// A class: an entry is copied out of the table for each key, and copying a struct of its
-  /// strings and set retained each (measured: a tenth of resolving a path).
+  /// strings and set would retain each.
   private final class ResolvedFolder: Sendable {
     let path: HashedPath
     /// Whether `path` is the folder's own (lexical) path: no link on the way.

@@ -1,8 +1,7 @@
-package import TetherFiles
+import TetherFiles
 
 /// A watched file's subscribers. Nearly every file has one (its store), kept inline: an array
-/// for it was an allocation and a growth a watched file (measured with callgrind: a
-/// thirtieth of starting a file key).
+/// for it would be an allocation and a growth a watched file.
 struct FileSubscribers {
   typealias Deliver = @Sendable (FileContent) -> Void
 

@@ -7,9 +7,8 @@ import Synchronization
 /// An editor's save (create, write, rename, delete: up to a dozen events) becomes one check of
 /// the final content.
 ///
-/// One timer serves every pending burst, set for the earliest one due: a timer per file cost a
-/// wake-up of Dispatch's timer thread per file, most of the time spent starting 10,000 file
-/// keys (measured with perf).
+/// One timer serves every pending burst, set for the earliest one due: a timer per file would
+/// cost a wake-up of Dispatch's timer thread per file, most of a file key's start.
 final class Settler: Sendable {
   private struct Burst {
     var first: UInt64

@@ -3,8 +3,8 @@ import Synchronization
 
 /// Work a key hands back to the thread that called its `save`, run once that thread has let go
 /// of the shared value's lock: an explicit save then writes on the caller's thread, as
-/// `UserDefaults.synchronize()` does, without holding up the value's readers meanwhile
-/// (measured: the two thread hops of a queued write cost as much as the write's system calls).
+/// `UserDefaults.synchronize()` does, without holding up the value's readers meanwhile: the two
+/// thread hops of a queued write cost about as much as the write's system calls.
 package final class CallerWork: Sendable {
   private struct State {
     var pending: [@Sendable () -> Void] = []

@@ -30,7 +30,7 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
   /// A continuation that hands its result to `reference` (a key's initial load), whose key
   /// reports name.
   @inlinable
-  package init(reference: StoredReference<Value>) {
+  init(reference: StoredReference<Value>) {
     self.box = LoadBox(reference: reference)
   }
 
@@ -57,7 +57,7 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
 ///
 /// A reference is told each outcome by its own method rather than through a
 /// `Result<Value?, any Error>?`: in unspecialized code every such value has its three types'
-/// metadata looked up at run time (measured: a twentieth of starting a file key).
+/// metadata looked up at run time.
 @usableFromInline
 final class LoadBox<Value: Sendable>: Sendable {
   /// A closure to tell and what its reports name, as an object: the box then holds two
@@ -120,7 +120,7 @@ final class LoadBox<Value: Sendable>: Sendable {
 
   // The closure's paths are functions of their own, not inlined: a function looks up the
   // metadata of the result types it builds on entry, which a box telling a reference (every
-  // key's initial load) would pay for nothing (measured: four lookups a load).
+  // key's initial load) would pay for nothing.
   @inline(never)
   private func deliver(returning value: Value) { closure?.deliver(.success(value)) }
 

@@ -5,11 +5,9 @@ import Synchronization
 ///
 /// A continuation that is dropped without being resumed delivers `nil`, so the caller awaiting
 /// it resumes instead of hanging; one resumed twice keeps the first outcome. Each continuation
-/// keeps this in its own non-generic-over-the-outcome box: a generic box's deinit and its
-/// reabstracted closure cost more than a whole in-memory save (measured with callgrind).
-///
-/// The key a report names is asked for only when reporting: a save continuation made on every
-/// change then need not copy its key's description into an existential.
+/// keeps this in its own box, not generic over the outcome: a generic box's deinit and its
+/// reabstracted closure would cost more than a whole in-memory save. The key a report names is
+/// asked for only when reporting.
 struct ResumeOnce: ~Copyable, Sendable {
   private let resumed = Atomic<Bool>(false)
   private let operation: StaticString

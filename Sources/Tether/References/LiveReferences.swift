@@ -20,7 +20,7 @@ package final class LiveReferences: Sendable {
   package init() {}
 
   /// The live reference for `id`, or a new one of `reader` whose default is `initialValue()`.
-  package func reference<Value: Sendable>(
+  func reference<Value: Sendable>(
     id: AnyHashable,
     reader: any SharedReaderKey<Value>,
     writer: (any SharedKey<Value>)?,
@@ -42,7 +42,7 @@ package final class LiveReferences: Sendable {
   /// one wins and the new one is dropped (cancelling its subscription). Made by the caller: a
   /// holder inlines `make`, so the reference is made with its value type known.
   @usableFromInline
-  package func reference<Value: Sendable>(
+  func reference<Value: Sendable>(
     id: AnyHashable,
     writer: (any SharedKey<Value>)?,
     make: () -> StoredReference<Value>
@@ -94,7 +94,7 @@ package final class LiveReferences: Sendable {
 
 /// A live reference and the lifetime that its holder keeps.
 @usableFromInline
-package struct HeldReference<Value: Sendable> {
-  @usableFromInline package let reference: StoredReference<Value>
-  @usableFromInline package let lifetime: ReferenceLifetime
+struct HeldReference<Value: Sendable> {
+  @usableFromInline let reference: StoredReference<Value>
+  @usableFromInline let lifetime: ReferenceLifetime
 }

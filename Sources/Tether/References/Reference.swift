@@ -3,7 +3,7 @@
 /// Reading `wrappedValue` registers an Observation access; every change fires Observation's
 /// `onChange` synchronously on the changing thread, then calls the `observe` callbacks there.
 @usableFromInline
-package protocol Reference<Value>: AnyObject, Sendable, CustomStringConvertible {
+protocol Reference<Value>: AnyObject, Sendable, CustomStringConvertible {
   associatedtype Value: Sendable
   var wrappedValue: Value { get }
   var isLoading: Bool { get }
@@ -16,7 +16,7 @@ package protocol Reference<Value>: AnyObject, Sendable, CustomStringConvertible 
 
 /// The storage behind a `Shared`: a reference that can also be mutated and saved.
 @usableFromInline
-package protocol MutableReference<Value>: Reference {
+protocol MutableReference<Value>: Reference {
   var saveError: (any Error)? { get }
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R
   func save() async throws

@@ -9,7 +9,7 @@ public import Synchronization
 /// keeps its memory only: its lifetime is let go at once, so it stops following its key and
 /// leaves the table of live references.
 @usableFromInline
-package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sendable {
+final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sendable {
   // @unchecked: `newest`, `retired`, `lifetime`, `listeners` and `nextListener` are only
   // touched while holding `lock`; `head` is atomic and only points at nodes kept alive there.
   @usableFromInline let head: Atomic<Unmanaged<Node>>
@@ -31,8 +31,8 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
     /// because `reference` keeps it alive, and a read then neither retains nor releases it.
     @usableFromInline let stored: Unmanaged<StoredReference<Value>>?
 
-    /// `stored` is `reference` when it is a stored one: passed by the caller, which knows,
-    /// because a dynamic cast here was a tenth of starting a file key (measured with callgrind).
+    /// `stored` is `reference` when it is a stored one: passed by the caller, which knows, so
+    /// that no holder pays for a dynamic cast here.
     @usableFromInline
     init(_ reference: Ref, stored: StoredReference<Value>?) {
       self.reference = reference
@@ -59,7 +59,7 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
   /// `nil`.
   // Inlined, so a holder's cell and node are made with their types known (see `Shared.init`).
   @inlinable
-  package init(
+  init(
     _ reference: Ref, stored: StoredReference<Value>?, lifetime: ReferenceLifetime?,
     observe: @escaping @Sendable (Ref, @escaping @Sendable (Value) -> Void) -> SharedSubscription
   ) {
@@ -71,14 +71,14 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
   }
 
   /// The current reference.
-  package var reference: Ref {
+  var reference: Ref {
     head.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.reference }
   }
 
   /// Calls `stored` with the current reference when it is a stored one, `other` otherwise: a
   /// holder's read of a stored reference is then inlined and specialized for its value's type.
   @inlinable @inline(__always)
-  package func withCurrent<R>(
+  func withCurrent<R>(
     stored: (StoredReference<Value>) throws -> R, other: (Ref) throws -> R
   ) rethrows -> R {
     try head.load(ordering: .acquiring)._withUnsafeGuaranteedRef { node in
@@ -89,20 +89,19 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
 
   /// The current reference (and the same as a stored one, if it is one) with the lifetime that
   /// keeps it live, for a projection or another cell to hold.
-  package var held: (reference: Ref, stored: StoredReference<Value>?, lifetime: ReferenceLifetime?)
-  {
+  var held: (reference: Ref, stored: StoredReference<Value>?, lifetime: ReferenceLifetime?) {
     lock.withLock { _ in (newest.reference, newest.stored?.takeUnretainedValue(), lifetime) }
   }
 
   /// Points every copy at what `other` holds now.
-  package func rekey(following other: ReferenceBox) {
+  func rekey(following other: ReferenceBox) {
     let held = other.held
     rekey(to: held.reference, stored: held.stored, lifetime: held.lifetime)
   }
 
   /// Points every copy at `reference` (`stored` when it is a stored one); live `changes`
   /// streams move along and yield its value.
-  package func rekey(
+  func rekey(
     to reference: Ref, stored: StoredReference<Value>?, lifetime: ReferenceLifetime?
   ) {
     let released = lock.withLock { _ in
@@ -123,7 +122,7 @@ package final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sen
   }
 
   /// Calls `callback` with the current value, then each change, across re-keying.
-  package func listen(_ callback: @escaping @Sendable (Value) -> Void) -> SharedSubscription {
+  func listen(_ callback: @escaping @Sendable (Value) -> Void) -> SharedSubscription {
     let id = lock.withLock { _ in
       let id = nextListener
       nextListener += 1

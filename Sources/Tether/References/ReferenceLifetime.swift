@@ -3,16 +3,15 @@
 ///
 /// When the last holder lets go, the reference stops following its key and leaves the table.
 /// The reference itself is never referred to weakly: a weak reference gives an object a side
-/// table, and every retain and release of it then takes the runtime's slow path (measured: 40%
-/// of a read).
+/// table, and every retain and release of it then takes the runtime's slow path, on every read.
 @usableFromInline
-package final class ReferenceLifetime {
+final class ReferenceLifetime {
   // Not `Sendable`: it moves between threads only inside cells that hold it under their lock.
   /// The reference kept live, for the table to hand to new holders.
-  package let reference: AnyObject
+  let reference: AnyObject
   private let end: () -> Void
 
-  package init(reference: AnyObject, end: @escaping () -> Void) {
+  init(reference: AnyObject, end: @escaping () -> Void) {
     self.reference = reference
     self.end = end
   }

@@ -8,12 +8,12 @@ public import Observation
 @propertyWrapper
 @dynamicMemberLookup
 public struct SharedReader<Value: Sendable>: Sendable {
-  @usableFromInline package typealias Box = ReferenceBox<Value, any Reference<Value>>
-  @usableFromInline package let box: Box
+  @usableFromInline typealias Box = ReferenceBox<Value, any Reference<Value>>
+  @usableFromInline let box: Box
 
   /// `stored` is `reference` when it is a stored one (reads are then specialized for `Value`).
   @inlinable
-  package init(
+  init(
     reference: any Reference<Value>, stored: StoredReference<Value>? = nil,
     lifetime: ReferenceLifetime?
   ) {
@@ -23,7 +23,7 @@ public struct SharedReader<Value: Sendable>: Sendable {
   }
 
   @inlinable
-  package init(_ held: HeldReference<Value>) {
+  init(_ held: HeldReference<Value>) {
     self.init(reference: held.reference, stored: held.reference, lifetime: held.lifetime)
   }
 

@@ -21,8 +21,8 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
 
   // Guarded by `lock`. Plain fields and a slot of memory for the pending change rather than a
   // `Mutex<State>` holding a `Change?`: in unspecialized generic code (every key type) each use
-  // of a generic struct or optional looks its metadata up at run time, which cost more than the
-  // rest of a save (measured with callgrind).
+  // of a generic struct or optional looks its metadata up at run time, which would cost more
+  // than the rest of a save.
   private let lock = NSLock()
   /// Held while a change is performed, so writes run one at a time and in the order they were
   /// taken: free whenever `queued` is 0.
@@ -35,8 +35,8 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   @exclusivity(unchecked) private var windowStart: UInt64?
   @exclusivity(unchecked) private var timer: UInt64?
   /// The timer block dispatched and not yet run, and when it runs: an immediate write lets go of
-  /// the timer but cannot take back the block, which the window's next change then reuses
-  /// (measured: a new block per change cost a quarter of a `withLock` + `save()`).
+  /// the timer but cannot take back the block, which the window's next change then reuses (a
+  /// new block per change would be a large part of a `withLock` + `save()`).
   @exclusivity(unchecked) private var scheduled: (id: UInt64, deadline: UInt64)?
   @exclusivity(unchecked) private var timerBlocks = 0
   @exclusivity(unchecked) private var nextTimer: UInt64 = 0
@@ -47,8 +47,8 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   @exclusivity(unchecked) private var finishedCount = 0
   /// Writes enqueued or running.
   private var queued: Int { takenCount - finishedCount }
-  /// Made at the first write: most files are only read, and opening 10,000 of them made 10,000
-  /// queues (measured: a sixth of a file key's start).
+  /// Made at the first write: most files are only read, and a queue per file would be a large
+  /// part of a file key's start.
   @exclusivity(unchecked) private var queueIfMade: DispatchQueue?
   private let label: String
   private let throttle: UInt64
@@ -189,7 +189,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     guard let group = waiter.group else { return waiters.append(waiter) }
     // One value saving again and again is the common case: its waiter is the last, found
     // without hashing. Waiters are read in place and swapped, not copied: a copy retains and
-    // releases its closures (measured: a third of a file-backed save's cost here).
+    // releases its closures.
     let last = waiters.count - 1
     let index = last >= 0 && waiters[last].group == group ? last : groupIndex[group]
     guard let index else {

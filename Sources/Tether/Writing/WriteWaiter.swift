@@ -3,11 +3,10 @@
 /// Waiters of one group would all be told the same thing the same way (one shared value's saves,
 /// say), so while their changes are pending, a newer one stands for the older, which is let go
 /// through `superseded` instead. A hot loop of mutations then keeps one waiter per group until
-/// the write, not one per mutation (measured: a million `withLock`s held a million waiters, and
-/// the write told each while the loop contended for the value's lock).
+/// the write, not one per mutation, each told while the loop contends for the value's lock.
 package struct WriteWaiter: Sendable {
   // A struct, not bare closures in the writer's array: an array of closures holds them at its
-  // generic element's abstraction, so each append wrapped the closure in a thunk (measured: an
+  // generic element's abstraction, so each append would wrap the closure in a thunk (an
   // allocation per save). Not nested in the generic writer, whose nested types are generic too.
   /// Told once the change it came with is written, dropped or has failed.
   let completion: @Sendable (Result<Void, any Error>) -> Void

@@ -1,0 +1,122 @@
+/// Loading: the initial load and subscription, reloads, and what the key delivers.
+extension StoredReference {
+  /// Runs the key's initial load and subscribes to its changes.
+  // Inlined with the holder's `make` (see `LiveReferences`), so the load's context and
+  // continuation are made with the value type known.
+  @inlinable
+  func start(skipInitialLoad: Bool) {
+    guard let keyed else { return }
+    let reader = keyed.reader
+    let context = LoadContext.initialValue(keyed.initialValue)
+    if !skipInitialLoad {
+      lock.withLock { loading = true }
+      reader.load(
+        context: context,
+        continuation: LoadContinuation(reference: self))
+    }
+    let subscriber = SharedSubscriber<Value>(
+      callback: { result in self.finishLoad(result) },
+      onLoading: { isLoading in self.setLoading(isLoading) },
+      onSaved: { result in self.saveFinished(result) })
+    let subscription = reader.subscribe(context: context, subscriber: subscriber)
+    lock.withLock { self.subscription = subscription }
+  }
+
+  /// Stops following the key, once the last holder has let go (see ``ReferenceLifetime``).
+  ///
+  /// The key's callbacks hold this reference strongly; cancelling its subscription lets them go.
+  func stop() {
+    let subscription = lock.withLock {
+      defer { self.subscription = nil }
+      return self.subscription
+    }
+    subscription?.cancel()
+  }
+
+  @usableFromInline
+  var isLoading: Bool {
+    access(ObservedSubject.loadingPath)
+    return lock.withLock { loading }
+  }
+
+  @usableFromInline
+  var loadError: (any Error)? {
+    access(ObservedSubject.loadErrorPath)
+    return lock.withLock { lastLoadError }
+  }
+
+  @usableFromInline
+  func load() async throws {
+    guard let reader = keyed?.reader else { return }
+    setLoading(true)
+    let result: Result<Value?, any Error>? = await withCheckedContinuation { continuation in
+      reader.load(
+        context: .userInitiated,
+        continuation: LoadContinuation(subject: reader) { result in
+          continuation.resume(returning: result)
+        })
+    }
+    finishLoad(result)
+    if case .failure(let error) = result { throw error }
+  }
+
+  /// Applies a value from the key (a load or a subscription); `nil` means the initial value.
+  @usableFromInline
+  func finishLoad(_ result: Result<Value?, any Error>?) {
+    switch result {
+    case .success(let value?): finishLoad(returning: value)
+    case .success(nil): finishLoadReturningInitialValue()
+    case .failure(let error): finishLoad(throwing: error)
+    case nil: finishLoadDropped()
+    }
+  }
+
+  /// Applies a loaded value. (The outcomes have a method each: see `LoadBox`.)
+  func finishLoad(returning value: Value) {
+    lock.withLock {
+      if keyed != nil { commit(value) }
+      setLoadError(nil)
+      setLoading(false)
+    }
+  }
+
+  /// Goes back to the default: the key has nothing stored.
+  func finishLoadReturningInitialValue() {
+    lock.withLock {
+      if let keyed { commit(keyed.initialValue) }
+      setLoadError(nil)
+      setLoading(false)
+    }
+  }
+
+  /// Keeps the value and sets `loadError`.
+  func finishLoad(throwing error: any Error) {
+    lock.withLock {
+      setLoadError(error)
+      setLoading(false)
+    }
+  }
+
+  /// A load whose continuation was dropped: only loading ends.
+  func finishLoadDropped() {
+    setLoading(false)
+  }
+
+  /// The key a report about one of this value's loads names.
+  var keySubject: any Sendable {
+    keyed.map { $0.reader as any Sendable } ?? "a shared value without a key"
+  }
+
+  @usableFromInline
+  func setLoading(_ isLoading: Bool) {
+    lock.withLock {
+      guard loading != isLoading else { return }
+      mutate(ObservedSubject.loadingPath) { loading = isLoading }
+    }
+  }
+
+  func setLoadError(_ error: (any Error)?) {
+    guard lastLoadError != nil || error != nil else { return }
+    mutate(ObservedSubject.loadErrorPath) { lastLoadError = error }
+  }
+}

@@ -1,0 +1,85 @@
+/// Saving: changes handed to the key, explicit saves, and their outcomes.
+extension StoredReference {
+  @usableFromInline
+  var saveError: (any Error)? {
+    access(ObservedSubject.saveErrorPath)
+    return lock.withLock { lastSaveError }
+  }
+
+  /// Hands a change to the key: inline when it takes changes so, else with a continuation.
+  @usableFromInline
+  func save(_ newValue: Value, through writer: Writer<Value>) {
+    if let inline = writer.inline, inline.saveInline(newValue) { return }
+    writer.key.save(newValue, context: .didSet, continuation: SaveContinuation(target: self))
+  }
+
+  @usableFromInline
+  func save() async throws {
+    let result: Result<Void, any Error>? = await withCheckedContinuation { continuation in
+      let caller = CallerWork()
+      // Under the lock, so this save reaches the key in order with implicit ones.
+      lock.withLock {
+        guard let writer = writer?.key else {
+          return continuation.resume(returning: .success(()))
+        }
+        writer.save(
+          value, context: .userInitiated,
+          continuation: SaveContinuation(subject: writer, caller: caller) { result in
+            continuation.resume(returning: result)
+          })
+      }
+      caller.run()
+    }
+    saveFinished(result)
+    if case .failure(let error) = result { throw error }
+  }
+
+  /// Lets a `Shared` join a reference that a `SharedReader` created with a read-only key of the
+  /// same id: saves then go to `writer`.
+  func adopt(writer: any SharedKey<Value>) {
+    lock.withLock {
+      guard keyed != nil, self.writer == nil else { return }
+      self.writer = Writer(writer)
+    }
+  }
+
+  /// The key a report about one of this value's saves names.
+  var saveSubject: any Sendable {
+    lock.withLock { writer.map { $0.key as any Sendable } ?? "a shared value without a key" }
+  }
+
+  /// Takes a save's result: success clears the errors, failure sets `saveError`.
+  @usableFromInline
+  func saveFinished(_ result: Result<Void, any Error>?) {
+    lock.withLock {
+      switch result {
+      case .success:
+        // What is stored is now this value, so an earlier load failure no longer applies.
+        setSaveError(nil)
+        setLoadError(nil)
+      case .failure(let error):
+        setSaveError(error)
+      case nil:
+        break
+      }
+    }
+  }
+
+  private func setSaveError(_ error: (any Error)?) {
+    guard lastSaveError != nil || error != nil else { return }
+    mutate(ObservedSubject.saveErrorPath) { lastSaveError = error }
+  }
+}
+
+/// A reference's writing key, held in an object so that saving reaches it without a copy, and
+/// whether it saves inline, found out once.
+@usableFromInline
+final class Writer<Value: Sendable>: Sendable {
+  @usableFromInline let key: any SharedKey<Value>
+  let inline: (any InlineSavingKey<Value>)?
+
+  @usableFromInline init(_ key: any SharedKey<Value>) {
+    self.key = key
+    self.inline = key as? any InlineSavingKey<Value>
+  }
+}
