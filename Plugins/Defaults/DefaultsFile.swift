@@ -395,17 +395,13 @@ package final class DefaultsFile: PendingWrites, Sendable {
       if current == .data(data) || (current == .missing && changes.allSatisfy { $0.value == nil }) {
         return nil
       }
-      watch?.willWrite(data)
       do {
-        try AtomicFile.write(data, to: path, durable: false, expected: current, spare: true)
+        try watch.replacing(with: data) { _ in
+          try AtomicFile.write(data, to: path, durable: false, expected: current, spare: true)
+        }
       } catch is AtomicFile.Conflict {
-        watch?.writeFailed(data)
         continue
-      } catch {
-        watch?.writeFailed(data)
-        throw error
       }
-      watch?.didWrite(data)
       return Parsed(document)
     }
     throw TetherError.invalidConfiguration(

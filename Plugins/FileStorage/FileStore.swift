@@ -206,20 +206,18 @@ final class FileStore: PendingWrites, Sendable {
         let backup = try AtomicFile.keepCorrupt(path)
         logger.warning("kept the unreadable \(path) as \(backup) before replacing it")
       }
-      watch?.willWrite(data)
-      try AtomicFile.write(
-        data, to: path, durable: settings.durability == .durable, expected: watch?.knownContent)
-      watch?.didWrite(data)
+      try watch.replacing(with: data) { known in
+        try AtomicFile.write(
+          data, to: path, durable: settings.durability == .durable, expected: known)
+      }
       state.withLock { $0.corrupt = nil }
       return .written
     } catch is AtomicFile.Conflict {
-      watch?.writeFailed(data)
       logger.warning(
         "\(path) changed on disk before a pending local change was written; the file's content wins and the local change is dropped"
       )
       return .superseded
     } catch {
-      watch?.writeFailed(data)
       return .failed(error)
     }
   }

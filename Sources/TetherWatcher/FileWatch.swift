@@ -3,9 +3,9 @@ package import TetherFiles
 
 /// A subscription to one file's changes; cancelled by ``cancel()`` or when released.
 ///
-/// The strategy that writes the file tells the watch about its own writes, so they are never
-/// delivered back as external changes: ``willWrite(_:)`` before replacing the file,
-/// ``didWrite(_:)`` after, ``writeFailed(_:)`` if it could not.
+/// A strategy that writes the file writes through ``replacing(with:_:)``, so its own writes are
+/// never delivered back as external changes and the watcher's view of the file (what it last
+/// saw or was told of) is the one view the strategy compares with.
 package final class FileWatch: Sendable {
   /// The watched path, absolute and standardized.
   package var path: String { key.string }
@@ -24,15 +24,33 @@ package final class FileWatch: Sendable {
   /// Stops deliveries to this subscription.
   package func cancel() { watcher.unsubscribe(key, id: id) }
 
-  /// `data` is about to replace the file: content equal to it is ours, not an external change.
-  package func willWrite(_ data: Data) { watcher.expectOwnWrite(key, data: data) }
+  /// Replaces the file with `data` through `write` as this process's own change: content equal
+  /// to `data` is not an external change, and once `write` returns the watcher knows the file
+  /// holds `data`. `write` is handed what the watcher knew the file held before: the content the
+  /// write expects to replace. If `write` throws, nothing is recorded.
+  package func replacing<R>(
+    with data: Data, _ write: (_ known: FileContent?) throws -> R
+  ) rethrows -> R {
+    watcher.expectOwnWrite(key, data: data)
+    let result: R
+    do {
+      result = try write(watcher.known(key))
+    } catch {
+      watcher.cancelOwnWrite(key, data: data)
+      throw error
+    }
+    watcher.recordOwnWrite(key, data: data)
+    return result
+  }
+}
 
-  /// The file now holds `data`, written by us.
-  package func didWrite(_ data: Data) { watcher.recordOwnWrite(key, data: data) }
-
-  /// The content the watcher last saw or was told of: what a writer expects to replace.
-  package var knownContent: FileContent? { watcher.known(key) }
-
-  /// The write of `data` did not happen.
-  package func writeFailed(_ data: Data) { watcher.cancelOwnWrite(key, data: data) }
+extension Optional where Wrapped == FileWatch {
+  /// ``FileWatch/replacing(with:_:)`` when a watch stands; otherwise just `write`, knowing
+  /// nothing of what the file held.
+  package func replacing<R>(
+    with data: Data, _ write: (_ known: FileContent?) throws -> R
+  ) rethrows -> R {
+    guard let watch = self else { return try write(nil) }
+    return try watch.replacing(with: data, write)
+  }
 }

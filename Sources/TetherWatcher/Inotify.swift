@@ -1,7 +1,7 @@
 import CInotifyTools
 import Foundation
 import Glibc
-package import TetherFiles
+import TetherFiles
 
 /// libinotifytools, as the watcher thread uses it.
 ///

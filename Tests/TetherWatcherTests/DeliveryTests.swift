@@ -45,9 +45,7 @@ extension DeliveryTests {
       let markerWatch = FileWatcher.shared.watch(marker.path) { markers.record($0) }
       for value in 0..<200 {
         let data = Data("own \(value)".utf8)
-        watch.willWrite(data)
-        try data.write(to: file, options: .atomic)
-        watch.didWrite(data)
+        try watch.replacing(with: data) { _ in try data.write(to: file, options: .atomic) }
       }
       // Written after the own writes, so its delivery means their check has run (deliveries
       // are in order, and theirs settled first).
