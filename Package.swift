@@ -47,6 +47,7 @@ let package = Package(
         "CInotifyTools", "CTetherLinux", "TetherFiles",
         .product(name: "Logging", package: "swift-log"),
       ],
+      exclude: ["README.md"],
       swiftSettings: swiftSettings
     ),
     .target(

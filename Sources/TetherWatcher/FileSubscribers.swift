@@ -1,25 +1,25 @@
-import TetherFiles
+package import TetherFiles
 
 /// A watched file's subscribers. Nearly every file has one (its store), kept inline: an array
 /// for it would be an allocation and a growth a watched file.
-struct FileSubscribers {
-  typealias Deliver = @Sendable (FileContent) -> Void
+package struct FileSubscribers {
+  package typealias Deliver = @Sendable (FileContent) -> Void
 
   private var first: (id: UInt64, deliver: Deliver)?
   private var others: [(id: UInt64, deliver: Deliver)] = []
 
-  init(id: UInt64, deliver: @escaping Deliver) {
+  package init(id: UInt64, deliver: @escaping Deliver) {
     first = (id, deliver)
   }
 
-  var isEmpty: Bool { first == nil && others.isEmpty }
+  package var isEmpty: Bool { first == nil && others.isEmpty }
 
   /// Every subscriber's delivery, in the order they came.
-  var deliveries: [Deliver] {
+  package var deliveries: [Deliver] {
     (first.map { [$0.deliver] } ?? []) + others.map(\.deliver)
   }
 
-  mutating func append(id: UInt64, deliver: @escaping Deliver) {
+  package mutating func append(id: UInt64, deliver: @escaping Deliver) {
     if first == nil && others.isEmpty {
       first = (id, deliver)
     } else {
@@ -27,7 +27,7 @@ struct FileSubscribers {
     }
   }
 
-  mutating func remove(id: UInt64) {
+  package mutating func remove(id: UInt64) {
     if first?.id == id {
       first = others.isEmpty ? nil : others.removeFirst()
     } else {

@@ -1,55 +1,58 @@
-import Dispatch
-import TetherFiles
+package import Dispatch
+package import TetherFiles
 
 /// What callers and the watcher thread tell each other: which watch requests the thread has
 /// served, who waits for which, how many events it has taken up, and the folders whose watch a
 /// caller added itself until the thread takes them over. Pure state: the watcher guards it with
 /// its lock.
-struct ThreadHandshake {
+package struct ThreadHandshake {
+  /// Nothing watched, requested or polled yet.
+  package init() {}
+
   /// Whether the thread was started (by the first watch).
-  var started = false
+  package var started = false
   /// The library's inotify descriptor, once the thread has found it.
-  var descriptor: Int32?
-  private(set) var requested: UInt64 = 0
-  private(set) var served: UInt64 = 0
+  package var descriptor: Int32?
+  package private(set) var requested: UInt64 = 0
+  package private(set) var served: UInt64 = 0
   private var waiters: [(generation: UInt64, semaphore: DispatchSemaphore)] = []
   /// Events the thread has taken up, counted before it looks for their file.
-  private(set) var handledEvents: UInt64 = 0
+  package private(set) var handledEvents: UInt64 = 0
   /// New folders whose kernel watch a caller added itself, with its descriptor, until the
   /// thread's next sync takes them over.
   private var watchedHere: [HashedPath: Int32] = [:]
 
   /// A new request for the thread; returns its generation.
-  mutating func request() -> UInt64 {
+  package mutating func request() -> UInt64 {
     requested += 1
     return requested
   }
 
   /// Whether `directory`'s watch, asked for at `generation`, stands: served by the thread, or
   /// added by a caller.
-  func isStanding(_ directory: HashedPath, generation: UInt64) -> Bool {
+  package func isStanding(_ directory: HashedPath, generation: UInt64) -> Bool {
     served >= generation || watchedHere[directory] != nil
   }
 
   /// Where the watcher stands for `directory`, once its watch stands.
-  func mark(of directory: HashedPath, generation: UInt64) -> WatchMark? {
+  package func mark(of directory: HashedPath, generation: UInt64) -> WatchMark? {
     guard isStanding(directory, generation: generation) else { return nil }
     return WatchMark(directoryGeneration: generation, handledEvents: handledEvents)
   }
 
   /// Notes an event taken up by the thread (or a rebuild, which may have lost some): a mark
   /// from before it no longer vouches that no change went unseen.
-  mutating func eventHandled() { handledEvents += 1 }
+  package mutating func eventHandled() { handledEvents += 1 }
 
   /// Adds `semaphore` to those woken once `generation` is served; `false` if it is already.
-  mutating func wait(for generation: UInt64, _ semaphore: DispatchSemaphore) -> Bool {
+  package mutating func wait(for generation: UInt64, _ semaphore: DispatchSemaphore) -> Bool {
     guard served < generation else { return false }
     waiters.append((generation, semaphore))
     return true
   }
 
   /// Records that every request up to `generation` is applied; returns the callers to wake.
-  mutating func serve(_ generation: UInt64) -> [DispatchSemaphore] {
+  package mutating func serve(_ generation: UInt64) -> [DispatchSemaphore] {
     served = max(served, generation)
     let ready = waiters.filter { $0.generation <= served }.map(\.semaphore)
     waiters.removeAll { $0.generation <= served }
@@ -57,7 +60,7 @@ struct ThreadHandshake {
   }
 
   /// Lets every waiter go (polling took over: nothing will be served); returns them.
-  mutating func releaseAll() -> [DispatchSemaphore] {
+  package mutating func releaseAll() -> [DispatchSemaphore] {
     defer { waiters = [] }
     return waiters.map(\.semaphore)
   }
@@ -65,7 +68,7 @@ struct ThreadHandshake {
   /// Records the watch `wd` a caller added for `directory`, asked for at `generation`, unless
   /// the thread served it meanwhile (its watch, the same, is counted already). Recorded, it
   /// asks for one more sync, which then sees the watch is its own.
-  mutating func recordWatchedHere(
+  package mutating func recordWatchedHere(
     _ directory: HashedPath, as wd: Int32, generation: UInt64
   ) -> Bool {
     guard served < generation else { return false }
@@ -75,20 +78,20 @@ struct ThreadHandshake {
   }
 
   /// Whether the caller that added `directory` watched it as `wd`.
-  func wasWatchedHere(_ directory: HashedPath, as wd: Int32) -> Bool {
+  package func wasWatchedHere(_ directory: HashedPath, as wd: Int32) -> Bool {
     watchedHere[directory] == wd
   }
 
-  func isWatchedHere(_ directory: HashedPath) -> Bool { watchedHere[directory] != nil }
+  package func isWatchedHere(_ directory: HashedPath) -> Bool { watchedHere[directory] != nil }
 
   /// How many watches callers added that the thread has not taken over.
-  var watchedHereCount: Int { watchedHere.count }
+  package var watchedHereCount: Int { watchedHere.count }
 
   /// Takes over the watches callers added: those the thread holds as its own (`threadWatch`
   /// gives its descriptor for a path), and those of the `examined` folders. Returns the ones of
   /// examined folders that are not the thread's (the folder replaced since, or no longer
   /// wanted), for the thread to remove.
-  mutating func takeOver(
+  package mutating func takeOver(
     examined: [HashedPath], threadWatch: (String) -> Int32?, isThreadWatch: (Int32) -> Bool
   ) -> [Int32] {
     for (directory, wd) in watchedHere where threadWatch(directory.string) == wd {
@@ -103,5 +106,5 @@ struct ThreadHandshake {
   }
 
   /// Forgets the watches callers added: they went with the library's descriptor.
-  mutating func forgetWatchedHere() { watchedHere = [:] }
+  package mutating func forgetWatchedHere() { watchedHere = [:] }
 }

@@ -1,28 +1,31 @@
-import Foundation
-import TetherFiles
+package import Foundation
+package import TetherFiles
 
 /// The watched files: who is told of each one's changes, and what this process knows it holds.
 ///
 /// A file's entry is the one answer to "what is on disk" for this process: the content last seen
 /// or written by it, the writes it has announced and not yet seen land, and whether another
 /// process seems to be writing it in place. Pure state: the watcher guards it with its lock.
-struct WatchedFiles {
-  struct Entry {
-    let directory: HashedPath
-    var subscribers: FileSubscribers
-    var known: FileContent
-    var ownWrites: [Data] = []
+package struct WatchedFiles {
+  /// Nothing watched, requested or polled yet.
+  package init() {}
+
+  package struct Entry {
+    package let directory: HashedPath
+    package var subscribers: FileSubscribers
+    package var known: FileContent
+    package var ownWrites: [Data] = []
     /// Whether a process wrote the file in place and has not closed it yet (its last event was
     /// a create or a modification, not a close after writing, a rename or a removal): what it
     /// holds may be half written, such as truncated and not yet filled again.
-    var beingWritten = false
+    package var beingWritten = false
     /// Events read for the file since `known` was taken: an empty file that none accounts for
     /// is being truncated (see ``take(_:of:confirmed:)``).
-    var eventsSinceKnown = 0
+    package var eventsSinceKnown = 0
   }
 
   /// What a check of a file's content comes to.
-  enum Outcome {
+  package enum Outcome {
     case unchanged
     /// New bytes, not yet taken as known: the caller first asks how recently the file changed,
     /// unless a writer still has it open.
@@ -33,15 +36,15 @@ struct WatchedFiles {
   private var entries: [HashedPath: Entry] = [:]
 
   /// How many files have a subscriber.
-  var count: Int { entries.count }
+  package var count: Int { entries.count }
 
   /// Every watched path.
-  var paths: [HashedPath] { Array(entries.keys) }
+  package var paths: [HashedPath] { Array(entries.keys) }
 
-  func contains(_ key: HashedPath) -> Bool { entries[key] != nil }
+  package func contains(_ key: HashedPath) -> Bool { entries[key] != nil }
 
   /// Adds subscriber `id` of `key`; a file not watched yet starts from `baseline()`.
-  mutating func subscribe(
+  package mutating func subscribe(
     _ key: HashedPath, in directory: HashedPath, id: UInt64,
     deliver: @escaping FileSubscribers.Deliver, baseline: () -> FileContent
   ) {
@@ -55,7 +58,7 @@ struct WatchedFiles {
   }
 
   /// Removes subscriber `id` of `key`; returns the file's folder when that was its last.
-  mutating func unsubscribe(_ key: HashedPath, id: UInt64) -> HashedPath? {
+  package mutating func unsubscribe(_ key: HashedPath, id: UInt64) -> HashedPath? {
     guard let index = entries.index(forKey: key) else { return nil }
     entries.values[index].subscribers.remove(id: id)
     guard entries.values[index].subscribers.isEmpty else { return nil }
@@ -63,15 +66,15 @@ struct WatchedFiles {
   }
 
   /// The content last seen or written.
-  func known(_ key: HashedPath) -> FileContent? { entries[key]?.known }
+  package func known(_ key: HashedPath) -> FileContent? { entries[key]?.known }
 
   /// `data` is about to replace the file: content equal to it is this process's own.
-  mutating func expectOwnWrite(_ key: HashedPath, data: Data) {
+  package mutating func expectOwnWrite(_ key: HashedPath, data: Data) {
     entries[key]?.ownWrites.append(data)
   }
 
   /// The file now holds `data`, written by this process.
-  mutating func recordOwnWrite(_ key: HashedPath, data: Data) {
+  package mutating func recordOwnWrite(_ key: HashedPath, data: Data) {
     guard let index = entries.index(forKey: key) else { return }
     entries.values[index].known = .data(data)
     entries.values[index].eventsSinceKnown = 0
@@ -81,7 +84,7 @@ struct WatchedFiles {
   }
 
   /// The announced write of `data` did not happen.
-  mutating func cancelOwnWrite(_ key: HashedPath, data: Data) {
+  package mutating func cancelOwnWrite(_ key: HashedPath, data: Data) {
     if let index = entries[key]?.ownWrites.firstIndex(of: data) {
       entries[key]?.ownWrites.remove(at: index)
     }
@@ -89,7 +92,7 @@ struct WatchedFiles {
 
   /// Notes an event of `key` (with whether its writer still has it open, when the event says);
   /// returns whether the file is watched.
-  mutating func noteEvent(_ key: HashedPath, writerStillOpen: Bool?) -> Bool {
+  package mutating func noteEvent(_ key: HashedPath, writerStillOpen: Bool?) -> Bool {
     guard let index = entries.index(forKey: key) else { return false }
     entries.values[index].eventsSinceKnown += 1
     if let writerStillOpen { entries.values[index].beingWritten = writerStillOpen }
@@ -97,14 +100,15 @@ struct WatchedFiles {
   }
 
   /// Takes every file as being written, after events were lost; returns their paths.
-  mutating func assumeAllBeingWritten() -> [HashedPath] {
+  package mutating func assumeAllBeingWritten() -> [HashedPath] {
     for index in entries.indices { entries.values[index].beingWritten = true }
     return Array(entries.keys)
   }
 
   /// Takes `content` as what `key` holds, and says whom to tell; new bytes only once
   /// `confirmed`. This process's own writes are taken without telling anyone.
-  mutating func take(_ content: FileContent, of key: HashedPath, confirmed: Bool) -> Outcome {
+  package mutating func take(_ content: FileContent, of key: HashedPath, confirmed: Bool) -> Outcome
+  {
     guard var entry = entries[key], entry.known != content else { return .unchanged }
     let ownWrite: Bool
     if case .data(let data) = content {

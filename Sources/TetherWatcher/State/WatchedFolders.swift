@@ -1,24 +1,27 @@
-import TetherFiles
+package import TetherFiles
 
 /// The folders of the watched files, each watched once however many of its files are: which
 /// the watcher thread must watch, which it has yet to look at, and which stay watched a while
 /// after their last file went. Pure state: the watcher guards it with its lock.
-struct WatchedFolders {
-  struct Folder {
+package struct WatchedFolders {
+  /// Nothing watched, requested or polled yet.
+  package init() {}
+
+  package struct Folder {
     /// The watched paths in it.
-    var files: Set<HashedPath>
+    package var files: Set<HashedPath>
     /// The request generation that first asked for it.
-    let requestedAt: UInt64
+    package let requestedAt: UInt64
   }
 
   /// What the watcher thread is to do in one sync.
-  struct SyncPlan {
+  package struct SyncPlan {
     /// The folders that must be watched (by their own watch or an ancestor's).
-    let wanted: Set<String>
+    package let wanted: Set<String>
     /// Whether only folders added since the last sync were looked at: no watch became unwanted.
-    let onlyAdded: Bool
+    package let onlyAdded: Bool
     /// The folders looked at.
-    let examined: [HashedPath]
+    package let examined: [HashedPath]
   }
 
   private var folders: [HashedPath: Folder] = [:]
@@ -34,13 +37,15 @@ struct WatchedFolders {
   private var releaseScheduled = false
 
   /// The folder `directory`, if a watched file is (or was lately) in it.
-  func folder(_ directory: HashedPath) -> Folder? { folders[directory] }
+  package func folder(_ directory: HashedPath) -> Folder? { folders[directory] }
 
   /// The watched files in `directory`.
-  func files(in directory: HashedPath) -> Set<HashedPath> { folders[directory]?.files ?? [] }
+  package func files(in directory: HashedPath) -> Set<HashedPath> {
+    folders[directory]?.files ?? []
+  }
 
   /// The watched files in `folder` and in the folders under it.
-  func files(within folder: String) -> [HashedPath] {
+  package func files(within folder: String) -> [HashedPath] {
     let prefix = folder.hasSuffix("/") ? folder : folder + "/"
     return folders.filter { $0.key.string == folder || $0.key.string.hasPrefix(prefix) }
       .values.flatMap(\.files)
@@ -48,7 +53,7 @@ struct WatchedFolders {
 
   /// The folders not looked at since they were added that are `path` or under it: what a
   /// folder appearing at `path` may be.
-  func awaited(at path: String) -> [String] {
+  package func awaited(at path: String) -> [String] {
     let prefix = path + "/"
     return folders.keys.filter {
       ($0.string == path || $0.string.hasPrefix(prefix)) && !added.contains($0)
@@ -57,7 +62,7 @@ struct WatchedFolders {
 
   /// Adds `file` to `directory`; returns the generation that asked for the folder's watch,
   /// `request()`'s for a folder new here.
-  mutating func add(
+  package mutating func add(
     _ file: HashedPath, to directory: HashedPath, request: () -> UInt64
   ) -> UInt64 {
     if let index = folders.index(forKey: directory) {
@@ -72,7 +77,7 @@ struct WatchedFolders {
   }
 
   /// What became of a folder whose file went.
-  enum Removal {
+  package enum Removal {
     /// Files are left in it.
     case kept
     /// Its last file went and its watch lingers: a release is to be scheduled.
@@ -85,7 +90,7 @@ struct WatchedFolders {
 
   /// Removes `file` from `directory`. A folder left empty lingers idle from `now` when
   /// `linger`, and goes at once otherwise (a polled folder has no watch to keep).
-  mutating func remove(
+  package mutating func remove(
     _ file: HashedPath, from directory: HashedPath, linger: Bool, now: UInt64
   ) -> Removal {
     guard let index = folders.index(forKey: directory) else { return .kept }
@@ -103,7 +108,8 @@ struct WatchedFolders {
 
   /// Releases the folders idle for `linger` by `now`; returns whether any went (the thread must
   /// then sync), and in how long the next idle one is due (`nil`: none is left).
-  mutating func releaseIdle(now: UInt64, linger: UInt64) -> (released: Bool, next: UInt64?) {
+  package mutating func releaseIdle(now: UInt64, linger: UInt64) -> (released: Bool, next: UInt64?)
+  {
     var released = false
     for (directory, since) in idle where now >= since + linger {
       idle[directory] = nil
@@ -129,7 +135,7 @@ struct WatchedFolders {
   ///   - isPolled: whether a file is polled instead (its folder needs no watch for it).
   ///   - watchedHere: whether a caller added the folder's watch itself.
   ///   - threadWatches: whether the thread holds a watch of that path of its own.
-  mutating func planSync(
+  package mutating func planSync(
     full: Bool, isPolled: (HashedPath) -> Bool, watchedHere: (HashedPath) -> Bool,
     threadWatches: (String) -> Bool
   ) -> SyncPlan {

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import TetherFiles
+import TetherWatcher
+
+/// A watched file's one view of what is on disk, without inotify: own writes, new bytes that
+/// wait for confirmation, truncation.
+@Suite struct WatchedFilesTests {
+  let file = HashedPath("/data/a/n.json")
+  let folder = HashedPath("/data/a")
+
+  private func watched(_ known: FileContent, told: Deliveries = Deliveries()) -> WatchedFiles {
+    var files = WatchedFiles()
+    files.subscribe(file, in: folder, id: 0, deliver: { told.record($0) }) { known }
+    return files
+  }
+
+  @Test func anOwnWriteIsKnownAndNeverDelivered() {
+    var files = watched(.data(Data("1".utf8)))
+    let own = Data("2".utf8)
+    files.expectOwnWrite(file, data: own)
+    guard case .unchanged = files.take(.data(own), of: file, confirmed: false) else {
+      Issue.record("an own write must not be delivered")
+      return
+    }
+    #expect(files.known(file) == .data(own))
+  }
+
+  @Test func newBytesWaitForConfirmationThenAreDeliveredOnce() {
+    let told = Deliveries()
+    var files = watched(.data(Data("1".utf8)), told: told)
+    let edit = FileContent.data(Data("3".utf8))
+    guard case .unconfirmed(let beingWritten) = files.take(edit, of: file, confirmed: false) else {
+      Issue.record("new bytes wait for confirmation")
+      return
+    }
+    #expect(!beingWritten)
+    guard case .deliver(let subscribers) = files.take(edit, of: file, confirmed: true) else {
+      Issue.record("confirmed new bytes are delivered")
+      return
+    }
+    for subscriber in subscribers { subscriber(edit) }
+    #expect(told.all == [edit])
+    guard case .unchanged = files.take(edit, of: file, confirmed: true) else {
+      Issue.record("known bytes are not delivered again")
+      return
+    }
+  }
+
+  @Test func anEmptyFileNoEventAccountsForIsBeingTruncated() {
+    var files = watched(.data(Data("1".utf8)))
+    guard case .unconfirmed(let truncating) = files.take(.data(Data()), of: file, confirmed: false)
+    else {
+      Issue.record("an empty file waits")
+      return
+    }
+    #expect(truncating)
+    let watched = files.noteEvent(file, writerStillOpen: false)
+    #expect(watched)
+    guard case .unconfirmed(let writing) = files.take(.data(Data()), of: file, confirmed: false)
+    else {
+      Issue.record("an empty file waits")
+      return
+    }
+    #expect(!writing, "an event accounts for it, and its writer closed the file")
+  }
+
+  @Test func afterLostEventsEveryFileIsTakenAsBeingWritten() {
+    var files = watched(.data(Data("1".utf8)))
+    let taken = files.assumeAllBeingWritten()
+    #expect(taken == [file])
+    guard
+      case .unconfirmed(let writing) = files.take(.data(Data("2".utf8)), of: file, confirmed: false)
+    else {
+      Issue.record("new bytes wait")
+      return
+    }
+    #expect(writing)
+  }
+
+  @Test func theLastSubscriberGoingTakesTheFileAndGivesItsFolder() {
+    var files = watched(.missing)
+    files.subscribe(file, in: folder, id: 1, deliver: { _ in }) {
+      Issue.record("a watched file is not read again")
+      return .missing
+    }
+    let first = files.unsubscribe(file, id: 0)
+    let last = files.unsubscribe(file, id: 1)
+    #expect(first == nil)
+    #expect(last == folder)
+    #expect(files.count == 0)
+  }
+}
