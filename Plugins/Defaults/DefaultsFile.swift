@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Logging
-package import Tether
+import Tether
 import TetherFiles
 import TetherWatcher
 
@@ -24,15 +24,15 @@ package final class DefaultsFile: PendingWrites, Sendable {
   /// Pending changes: key name → literal, or `nil` to remove the line.
   typealias Changes = [String: String?]
 
-  private struct Subscriber {
+  struct Subscriber {
     let deliver: @Sendable (Lookup) -> Void
     let saved: @Sendable (Result<Void, any Error>) -> Void
   }
 
   /// What names the waiter group of one key's changes taken inline.
-  private final class InlineGroup: Sendable {}
+  final class InlineGroup: Sendable {}
 
-  private struct State {
+  struct State {
     var user: Result<Parsed, TetherError>
     var registration: Result<Parsed, TetherError>?
     /// The identities the parsed documents were read at: a load re-reads only a changed file.
@@ -234,7 +234,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   // MARK: - Reading and writing
 
-  private static func lookup(_ name: String, in state: State) -> Lookup {
+  static func lookup(_ name: String, in state: State) -> Lookup {
     switch state.user {
     case .failure(let error): return .unreadable(error)
     case .success(let parsed):
@@ -250,163 +250,6 @@ package final class DefaultsFile: PendingWrites, Sendable {
     return .absent
   }
 
-  private static func read(_ path: String) -> Result<Parsed, TetherError> {
-    parse(FileContent.read(path), origin: path)
-  }
-
-  private static func parse(_ content: FileContent, origin: String) -> Result<Parsed, TetherError> {
-    switch content {
-    case .missing: return .success(Parsed(INIDocument()))
-    case .unreadable(let error):
-      return .failure(.invalidConfiguration(message: "cannot read: \(error)", location: origin))
-    case .data(let data):
-      // Leniently: a line a person broke costs its own key, not the file's other keys.
-      return Result { () throws(TetherError) in
-        Parsed(try INIDocument(lenientlyParsing: data, origin: origin))
-      }
-    }
-  }
-
-  /// A parsed file with its entries by full key name (`ui.theme`), so each lookup is one hash.
-  struct Parsed: Sendable {
-    let document: INIDocument
-    let entries: [String: INIDocument.Entry]
-    /// Why the line of a key does not parse, by full key name.
-    let problems: [String: TetherError]
-    /// The first section header that does not parse: any key of a section may be below it.
-    let lostSection: TetherError?
-
-    init(_ document: INIDocument) {
-      self.document = document
-      var entries: [String: INIDocument.Entry] = [:]
-      for entry in document.entries {
-        entries[entry.section.isEmpty ? entry.name : entry.section + "." + entry.name] = entry
-      }
-      self.entries = entries
-      var problems: [String: TetherError] = [:]
-      var lostSection: TetherError?
-      for problem in document.problems {
-        if let section = problem.section, let name = problem.name {
-          let key = section.isEmpty ? name : section + "." + name
-          problems[key] = problems[key] ?? problem.error
-        } else if problem.section == nil {
-          lostSection = lostSection ?? problem.error
-        } else {
-          // No key to report it on (a line without "="): kept, ignored, and said here.
-          DefaultsFile.logger.warning("\(problem.error.description); the line is ignored")
-        }
-      }
-      self.problems = problems
-      self.lostSection = lostSection
-    }
-
-    /// Why `name` has no value here although the file may mean to give it one: an invalid
-    /// value of `name`, like one that does not decode.
-    func problem(for name: String) -> TetherError? {
-      var problem = problems[name]
-      if problem == nil, entries[name] == nil, name.contains(".") { problem = lostSection }
-      guard case .invalidConfiguration(let message, let location)? = problem else { return problem }
-      return .invalidValue(key: name, message: message, location: location)
-    }
-  }
-
-  /// Applies `changes` to the file under its lock; runs on the writer's queue.
-  private static func write(
-    _ changes: Changes, to path: String, state: LockedState<State>
-  ) -> ThrottledWriter<Changes>.Outcome {
-    let (known, watch) = state.withLock { state -> (Parsed?, FileWatch?) in
-      guard case .success(let parsed) = state.user else { return (nil, state.watches.first) }
-      return (parsed, state.watches.first)
-    }
-    do {
-      guard let written = try apply(changes, to: path, known: known, watch: watch) else {
-        return .written
-      }
-      let identity = FileIdentity.of(path)
-      state.withLock {
-        $0.user = .success(written)
-        $0.userIdentity = identity
-      }
-      return .written
-    } catch {
-      return .failed(error)
-    }
-  }
-
-  /// The entry for `name` in the defaults file at `path` (`nil`: no line), for `tether get`.
-  package static func entry(_ name: String, in path: String) throws -> INIDocument.Entry? {
-    let parsed = try read(path).get()
-    if let problem = parsed.problem(for: name) { throw problem }
-    return parsed.entries[name]
-  }
-
-  /// Sets (or, with `nil`, removes) one line of the defaults file at `path` now, under its lock:
-  /// what `tether set` does, through the library's own write path.
-  package static func set(_ name: String, literal: String?, in path: String) throws {
-    _ = try apply([name: literal], to: path, known: nil, watch: nil)
-  }
-
-  /// Opens (creating it, and its folder, when missing) the lock file beside `path`. Read-only:
-  /// closing a file opened for writing is an event for every watcher of the folder.
-  private static func openLock(for path: String) throws -> Int32 {
-    let lockPath = DefaultsName.lockPath(for: path)
-    func openLock() throws(SystemError) -> Int32 {
-      try systemCall("open", path: lockPath) {
-        open(lockPath, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
-      }
-    }
-    do {
-      return try openLock()
-    } catch  where error.code == ENOENT {
-      try FileManager.default.createDirectory(
-        atPath: LexicalPath.parent(of: path), withIntermediateDirectories: true)
-      return try openLock()
-    }
-  }
-
-  /// The locked read-merge-replace; returns the document written, or `nil` when the file
-  /// already said so. `known` is this process's last view: a key whose line differs from it was
-  /// edited by someone else, and keeps that edit.
-  private static func apply(
-    _ changes: Changes, to path: String, known: Parsed?, watch: FileWatch?
-  ) throws -> Parsed? {
-    let lock = try openLock(for: path)
-    defer { close(lock) }
-    try systemCall("flock", path: path) { flock(lock, LOCK_EX) }
-    // An editor does not take the lock: retry when it changed the file under us.
-    for _ in 0..<5 {
-      let current = FileContent.read(path)
-      let onDisk = try parse(current, origin: path).get()
-      let edited = changes.keys.filter { name in
-        known.map { $0.entries[name]?.value != onDisk.entries[name]?.value } ?? false
-      }
-      if !edited.isEmpty {
-        logger.warning(
-          "\(path): \(edited.sorted()) changed on disk before this process wrote them; the file's values win"
-        )
-      }
-      var document = onDisk.document
-      document.apply(
-        changes.filter { !edited.contains($0.key) }.map { name, literal in
-          let (section, key) = DefaultsName.split(name)
-          return (section, key, literal)
-        })
-      let data = Data(document.render().utf8)
-      if current == .data(data) || (current == .missing && changes.allSatisfy { $0.value == nil }) {
-        return nil
-      }
-      do {
-        try watch.replacing(with: data) { _ in
-          try AtomicFile.write(data, to: path, durable: false, expected: current, spare: true)
-        }
-      } catch is AtomicFile.Conflict {
-        continue
-      }
-      return Parsed(document)
-    }
-    throw TetherError.invalidConfiguration(
-      message: "the file kept changing while it was being written", location: path)
-  }
 }
 
 extension DefaultsFile.Lookup {
@@ -421,25 +264,5 @@ extension DefaultsFile.Lookup {
   fileprivate var isError: Bool {
     if case .unreadable = self { return true }
     return false
-  }
-}
-
-/// Key names in a defaults file: `ui.theme` is `theme` under `[ui]`.
-enum DefaultsName {
-  static func split(_ name: String) -> (section: String, key: String) {
-    guard let dot = name.lastIndex(of: ".") else { return ("", name) }
-    return (String(name[..<dot]), String(name[name.index(after: dot)...]))
-  }
-
-  /// Whether `name` can be written: both parts use the INI name characters.
-  static func isValid(_ name: String) -> Bool {
-    let (section, key) = split(name)
-    return (section.isEmpty || INIDocument.isValidName(section)) && INIDocument.isValidName(key)
-      && !key.contains(".")
-  }
-
-  static func lockPath(for path: String) -> String {
-    let folder = (path as NSString).deletingLastPathComponent
-    return folder + "/." + (path as NSString).lastPathComponent + ".lock"
   }
 }
