@@ -31,6 +31,13 @@ extension FileWatcher {
     pausedSignal.wait()
   }
 
+  /// Ends the thread of a watcher made by ``makeForTesting()`` and closes its inotify instance;
+  /// its watches deliver nothing more.
+  package func stopForTesting() {
+    state.withLock { $0.handshake.stopping = true }
+    wake()
+  }
+
   /// Lets a paused watcher thread go on.
   package func resumeForTesting() {
     let wasPaused = state.withLock { state in

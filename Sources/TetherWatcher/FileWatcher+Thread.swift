@@ -10,7 +10,10 @@ extension FileWatcher {
     do {
       let file = try ControlFile()
       control.withLock { $0 = file }
-      let thread = Thread { WatcherThread(watcher: self, control: file).run() }
+      let backend = backend
+      let thread = Thread {
+        WatcherThread(watcher: self, control: file, backend: backend.make()).run()
+      }
       thread.name = "tether.watcher"
       thread.start()
     } catch {
@@ -170,6 +173,9 @@ extension FileWatcher {
   func willWatchAncestor(_ ancestor: String, for directories: Set<String>) {
     state.withLock { $0.hooks.ancestorWatch }?(ancestor, directories)
   }
+
+  /// Whether ``stopForTesting()`` asked the thread to end: it does at its next wake-up.
+  var isStopping: Bool { state.withLock { $0.handshake.stopping } }
 
   /// Called by the watcher thread when it reads marker `id`.
   func markerRead(_ id: UInt64) {

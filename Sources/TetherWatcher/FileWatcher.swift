@@ -22,8 +22,32 @@ package import TetherFiles
 /// ``WatcherThread`` drives the kernel through the operations in `FileWatcher+Thread.swift`.
 /// See `README.md` beside this file.
 package final class FileWatcher: Sendable {
-  /// The process's watcher.
-  package static let shared = FileWatcher()
+  /// The process's watcher, on libinotifytools.
+  package static let shared = FileWatcher(backend: .libinotifytools)
+
+  /// A watcher of its own, for a test that counts what a watcher does (watches, folders looked
+  /// at) with nothing else in the process watching. It drives the kernel's inotify calls
+  /// directly (libinotifytools allows one instance a process, the shared watcher's); end it
+  /// with ``stopForTesting()``.
+  package static func makeForTesting() -> FileWatcher {
+    FileWatcher(backend: .kernel)
+  }
+
+  /// Which inotify backend the watcher's thread drives.
+  enum Backend: Sendable {
+    case libinotifytools
+    case kernel
+
+    /// A new instance, for the watcher thread alone.
+    func make() -> any InotifyBackend {
+      switch self {
+      case .libinotifytools: return LibInotifyTools()
+      case .kernel: return KernelInotify()
+      }
+    }
+  }
+
+  let backend: Backend
 
   /// How long a file must be quiet before it is checked.
   package let settleDelay: Duration = .milliseconds(50)
@@ -66,11 +90,13 @@ package final class FileWatcher: Sendable {
 
   static var logger: Logger { Logger(label: "tether.watcher") }
 
-  private init() {
-    // There is only the shared instance, so the settler reaches it directly.
+  private init(backend: Backend) {
+    self.backend = backend
+    let owner = WeakWatcher()
     settler = Settler(queue: delivery, settle: settleDelay, maxWait: maxWait) {
-      FileWatcher.shared.check($0, firstEvent: $1)
+      owner.watcher?.check($0, firstEvent: $1)
     }
+    owner.set(self)
   }
 
   /// Delivers every change of the file at `path` (made absolute and standardized) to `onChange`
@@ -220,4 +246,17 @@ package final class FileWatcher: Sendable {
   func cancelOwnWrite(_ key: HashedPath, data: Data) {
     state.withLock { $0.files.cancelOwnWrite(key, data: data) }
   }
+}
+
+/// The watcher a settler reports to, held weakly, so that a watcher made for a test can go.
+final class WeakWatcher: Sendable {
+  private struct Weak {
+    weak var watcher: FileWatcher?
+  }
+
+  private let cell = Mutex(Weak())
+
+  var watcher: FileWatcher? { cell.withLock { $0.watcher } }
+
+  func set(_ watcher: FileWatcher) { cell.withLock { $0.watcher = watcher } }
 }

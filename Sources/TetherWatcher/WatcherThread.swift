@@ -3,13 +3,14 @@ import Foundation
 import Glibc
 import TetherFiles
 
-/// The loop of the watcher's dedicated OS thread: the only code that calls libinotifytools.
+/// The loop of a watcher's dedicated OS thread: the only code that calls its inotify backend.
 ///
-/// It blocks in `next_event` until an event or a wake-up (a write to the control file) arrives,
+/// It blocks for the next event until one or a wake-up (a write to the control file) arrives,
 /// applies the requested watches, and turns events for watched files into checks.
 final class WatcherThread {
   private let watcher: FileWatcher
   private let control: ControlFile
+  private let backend: any InotifyBackend
   private var controlWatch: Int32 = -1
   /// Watched path (a directory of watched files, or the nearest existing ancestor of a missing
   /// one) → watch descriptor, and back.
@@ -17,14 +18,15 @@ final class WatcherThread {
   private var paths: [Int32: String] = [:]
   /// The library's inotify descriptor, whose `/proc` entry lists the watches the kernel holds.
   private var descriptor: Int32 = -1
-  /// Paths whose watch the kernel dropped (the folder deleted, or unmounted): the library keeps
-  /// a stale entry for each and would hand it to the path's next watch, so watching one of them
-  /// again starts the library afresh. Until then the other folders' watches are left alone.
+  /// Paths whose watch the kernel dropped (the folder deleted, or unmounted), where the backend
+  /// keeps a stale entry for each and would hand it to the path's next watch: watching one of
+  /// them again starts the backend afresh. Until then the other folders' watches are left alone.
   private var dropped: Set<String> = []
 
-  init(watcher: FileWatcher, control: ControlFile) {
+  init(watcher: FileWatcher, control: ControlFile, backend: any InotifyBackend) {
     self.watcher = watcher
     self.control = control
+    self.backend = backend
   }
 
   func run() {
@@ -37,7 +39,7 @@ final class WatcherThread {
     while true {
       let event: Inotify.Event?
       do {
-        event = try Inotify.nextEvent()
+        event = try backend.nextEvent()
       } catch {
         FileWatcher.logger.error("reading inotify events failed: \(error); re-initialising")
         guard rebuild() else { return }
@@ -52,18 +54,18 @@ final class WatcherThread {
   /// The folders' watches are added by the `sync()` that follows.
   private func start() throws(PollReason) {
     do {
-      try Inotify.initialize()
-      controlWatch = try Inotify.watch(
+      try backend.initialize()
+      controlWatch = try backend.watch(
         control.folder, mask: IN_MODIFY | IN_CREATE | IN_ONLYDIR, isDirectory: true)
     } catch {
       throw PollReason.from(error)
     }
-    guard let fd = Inotify.descriptor(watching: control.inode) else {
+    guard let fd = backend.descriptor(watching: control.inode) else {
       throw PollReason.failed(SystemError(call: "inotify descriptor lookup", code: ENOENT))
     }
     // select() aborts the process on a descriptor past FD_SETSIZE: never wait on one.
     guard fd < FD_SETSIZE else {
-      Inotify.cleanup(drain: false)
+      backend.cleanup(drain: false)
       throw PollReason.descriptorTooHigh(fd)
     }
     do {
@@ -112,6 +114,10 @@ final class WatcherThread {
       return true
     }
     guard event.name == ControlFile.wakeName else { return true }
+    if watcher.isStopping {
+      backend.cleanup(drain: false)
+      return false
+    }
     return sync(full: false)
   }
 
@@ -191,7 +197,7 @@ final class WatcherThread {
     if !waiting.contains(path) { watcher.willWatchAncestor(path, for: waiting) }
     let wd: Int32
     do {
-      wd = try Inotify.watch(path, mask: Inotify.directoryMask, isDirectory: true)
+      wd = try backend.watch(path, mask: Inotify.directoryMask, isDirectory: true)
     } catch  where error.code == ENOENT || error.code == ENOTDIR {
       // Removed since it was looked at: watched through what exists now.
       for directory in waiting {
@@ -237,13 +243,13 @@ final class WatcherThread {
   private func forget(_ wd: Int32, of path: String, live: Set<Int32>?) {
     watches[path] = nil
     paths[wd] = nil
-    if live?.contains(wd) ?? true, Inotify.removeWatch(wd) { return }
-    dropped.insert(path)
+    if live?.contains(wd) ?? true, backend.removeWatch(wd) { return }
+    if backend.keepsDroppedWatches { dropped.insert(path) }
   }
 
   /// Starts the library afresh and re-adds every watch; `false` if polling had to take over.
   private func rebuild() -> Bool {
-    Inotify.cleanup()
+    backend.cleanup(drain: true)
     watches = [:]
     paths = [:]
     dropped = []

@@ -11,6 +11,8 @@ package struct ThreadHandshake {
 
   /// Whether the thread was started (by the first watch).
   package var started = false
+  /// Whether the thread is to end (a watcher made for a test, done with).
+  package var stopping = false
   /// The library's inotify descriptor, once the thread has found it.
   package var descriptor: Int32?
   package private(set) var requested: UInt64 = 0

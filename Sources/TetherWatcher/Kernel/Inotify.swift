@@ -1,0 +1,78 @@
+import CInotifyTools
+import Foundation
+import Glibc
+import TetherFiles
+
+/// What every inotify backend shares: the events the watcher thread reads, the mask of a folder's
+/// watch, and what `/proc` says of an instance.
+enum Inotify {
+  struct Event {
+    let wd: Int32
+    let mask: UInt32
+    let name: String
+
+    func has(_ flag: Int32) -> Bool { mask & UInt32(bitPattern: flag) != 0 }
+
+    /// Whether, after this event for a name, a process may be writing that file in place:
+    /// `true` after a create or a modification, `false` after a close of a written file or the
+    /// name being renamed or removed, `nil` when the event says neither (attributes).
+    var writerStillOpen: Bool? {
+      if has(IN_CLOSE_WRITE) || has(IN_MOVED_TO) || has(IN_MOVED_FROM) || has(IN_DELETE) {
+        return false
+      }
+      if has(IN_MODIFY) || has(IN_CREATE) { return true }
+      return nil
+    }
+  }
+
+  /// What a directory watch asks for: every change to an entry's name or content, and the
+  /// directory itself going away.
+  static let directoryMask: Int32 =
+    IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB
+    | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
+
+  /// The `/proc/self/fd` entry that is an inotify instance watching `inode`.
+  static func instance(watching inode: UInt64) -> Int32? {
+    let needle = "ino:" + String(inode, radix: 16) + " "
+    let entries: [String]
+    do {
+      entries = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+    } catch {
+      return nil
+    }
+    // Descriptors may close while we look: an entry that cannot be read is not ours.
+    return entries.lazy.compactMap { Int32($0) }.first { fd in
+      link(of: fd) == "anon_inode:inotify" && info(of: fd)?.contains(needle) == true
+    }
+  }
+
+  /// The watch descriptors the kernel holds for the inotify instance `fd`, from its `/proc`
+  /// entry (`inotify wd:3 ino:… sdev:…` a line, the numbers in hex); `nil` when it cannot be
+  /// read.
+  static func liveWatches(descriptor fd: Int32) -> Set<Int32>? {
+    guard let text = info(of: fd) else { return nil }
+    var live: Set<Int32> = []
+    for line in text.split(separator: "\n") where line.hasPrefix("inotify wd:") {
+      let number = line.dropFirst("inotify wd:".count).prefix { $0 != " " }
+      if let wd = Int32(number, radix: 16) { live.insert(wd) }
+    }
+    return live
+  }
+
+  static func link(of fd: Int32) -> String? {
+    do {
+      return try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")
+    } catch {
+      return nil
+    }
+  }
+
+  static func info(of fd: Int32) -> String? {
+    do {
+      let path = "/proc/self/fdinfo/\(fd)"
+      return String(decoding: try FileContent.readData(path, shortReadEnds: false), as: UTF8.self)
+    } catch {
+      return nil
+    }
+  }
+}
