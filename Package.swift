@@ -87,8 +87,8 @@ let package = Package(
     .executableTarget(
       name: "tether",
       dependencies: [
-        "Tether", "TetherInMemory", "TetherFileStorage", "TetherDefaults", "TetherFiles",
-        "TetherWatcher", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "Tether", "TetherInMemory", "TetherFileStorage", "TetherDefaults",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: swiftSettings
     ),

@@ -1,9 +1,5 @@
 import ArgumentParser
-import Foundation
 import Tether
-import TetherDefaults
-import TetherFiles
-import TetherWatcher
 
 /// `tether get KEY`: the stored representation of a key's value.
 struct GetCommand: ParsableCommand {
@@ -15,32 +11,20 @@ struct GetCommand: ParsableCommand {
   @Argument(help: "The key's name.") var key: String
 
   func run() throws {
-    let registry = try options.registry()
-    switch try KeyLocation(of: key, in: registry) {
-    case .file(let url):
-      switch FileContent.read(url.path) {
-      case .missing:
-        print("\(key): no value (\(url.path) does not exist)")
-      case .unreadable(let error):
-        printError("\(url.path): \(error)")
-        throw ExitCode.failure
-      case .data(let data):
-        print(String(decoding: data, as: UTF8.self))
+    let mapped = try MappedKey(key, in: try options.registry())
+    guard let strategy = mapped.strategy else {
+      printError("\(key): the \(mapped.kind) strategy is not one tether can read")
+      throw ExitCode.failure
+    }
+    do {
+      switch try strategy.storedText(of: key, options: mapped.options) {
+      case .text(let text, let note):
+        print(note.map { "\(text)  (\($0))" } ?? text)
+      case .absent(let reason):
+        print("\(key): \(reason)")
       }
-    case .defaults(let store, let name):
-      if let entry = try DefaultsFile.entry(name, in: store.path) {
-        print(INIString.encode(entry.value))
-      } else if let registration = store.registration,
-        let entry = try DefaultsFile.entry(name, in: registration.path)
-      {
-        print("\(INIString.encode(entry.value))  (registered default, from \(registration.path))")
-      } else {
-        print("\(key): no value (not set in \(store.file.path))")
-      }
-    case .memory:
-      print("\(key): kept in memory by the process that holds it; nothing is stored")
-    case .other(let kind):
-      printError("\(key): the \(kind) strategy is not one tether can read")
+    } catch let error as StoredTextError {
+      printError("\(error)")
       throw ExitCode.failure
     }
   }

@@ -15,7 +15,7 @@ struct ListCommand: ParsableCommand {
       // A pattern's location is shown for a placeholder name.
       let name = rule.pattern.hasSuffix("*") ? rule.pattern.dropLast() + "<name>" : rule.pattern
       return [
-        rule.pattern, rule.strategy, try KeyLocation(of: String(name), in: registry).description,
+        rule.pattern, rule.strategy, try MappedKey(String(name), in: registry).location(),
       ]
     }
     let widths = (0..<2).map { column in rows.map { $0[column].count }.max() ?? 0 }

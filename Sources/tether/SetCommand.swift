@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import Tether
-import TetherDefaults
-import TetherFiles
-import TetherWatcher
 
 /// `tether set KEY VALUE`: validates, then writes atomically through the library's own code.
 struct SetCommand: ParsableCommand {
@@ -25,35 +22,16 @@ struct SetCommand: ParsableCommand {
   }
 
   func run() throws {
-    let registry = try options.registry()
+    let mapped = try MappedKey(key, in: try options.registry())
     let text = try readValue()
-    switch try KeyLocation(of: key, in: registry) {
-    case .file(let url):
-      let data = Data(text.utf8)
-      do {
-        _ = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
-      } catch {
-        printError("\(key): the value is not JSON, so \(url.path) was not changed")
-        throw ExitCode.failure
-      }
-      try AtomicFile.write(data, to: ResolvedPath.of(url), durable: false, expected: nil)
-    case .defaults(let store, let name):
-      let literal = text.trimmingCharacters(in: .whitespacesAndNewlines)
-      let decoded: String
-      do {
-        decoded = try INIString.decode(literal, location: "<value>")
-      } catch {
-        printError(
-          "\(key): \(error.description.dropFirst("<value>: ".count)); \(store.file.path) was not changed"
-        )
-        throw ExitCode.failure
-      }
-      try DefaultsFile.set(name, literal: decoded, in: store.path)
-    case .memory:
-      printError("\(key): kept in memory by the process that holds it; there is nothing to set")
+    guard let strategy = mapped.strategy else {
+      printError("\(key): the \(mapped.kind) strategy is not one tether can write")
       throw ExitCode.failure
-    case .other(let kind):
-      printError("\(key): the \(kind) strategy is not one tether can write")
+    }
+    do {
+      try strategy.setStoredText(text, of: key, options: mapped.options)
+    } catch let error as StoredTextError {
+      printError("\(key): \(error)")
       throw ExitCode.failure
     }
   }

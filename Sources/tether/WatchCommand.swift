@@ -2,9 +2,6 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Tether
-import TetherDefaults
-import TetherFiles
-import TetherWatcher
 
 /// `tether watch KEY...`: one line per change, as it happens, until interrupted.
 struct WatchCommand: AsyncParsableCommand {
@@ -16,32 +13,24 @@ struct WatchCommand: AsyncParsableCommand {
 
   func run() async throws {
     let registry = try options.registry()
-    var watches: [FileWatch] = []
+    var watches: [SharedSubscription] = []
     for key in keys {
-      switch try KeyLocation(of: key, in: registry) {
-      case .file(let url):
-        watches.append(
-          FileWatcher.shared.watch(ResolvedPath.of(url)) { content in
-            switch content {
-            case .missing: report(key, "no value (file removed)")
-            case .unreadable(let error): report(key, "unreadable: \(error)")
-            case .data(let data): report(key, String(decoding: data, as: UTF8.self))
-            }
-          })
-      case .defaults(let store, let name):
-        let last = LastLiteral(try DefaultsFile.entry(name, in: store.path)?.value)
-        watches.append(
-          FileWatcher.shared.watch(store.path) { _ in
-            do {
-              let literal = try DefaultsFile.entry(name, in: store.path)?.value
-              guard last.replace(with: literal) else { return }
-              report(key, literal.map(INIString.encode) ?? "no value (line removed)")
-            } catch {
-              report(key, "unreadable: \(error)")
-            }
-          })
-      case .memory, .other:
+      let mapped = try MappedKey(key, in: registry)
+      guard let strategy = mapped.strategy else {
         printError("\(key): not stored in a file; nothing to watch")
+        throw ExitCode.failure
+      }
+      do {
+        watches.append(
+          try strategy.watchStoredText(of: key, options: mapped.options) { change in
+            switch change {
+            case .success(.text(let text, _)): report(key, text)
+            case .success(.absent(let reason)): report(key, reason)
+            case .failure(let error): report(key, "unreadable: \(error)")
+            }
+          })
+      } catch let error as StoredTextError {
+        printError("\(key): \(error)")
         throw ExitCode.failure
       }
     }
@@ -62,21 +51,4 @@ struct WatchCommand: AsyncParsableCommand {
 private func report(_ key: String, _ value: String) {
   let time = ISO8601DateFormatter().string(from: Date())
   write("\(time) \(key) \(value)\n")
-}
-
-/// The last literal seen for a defaults key, so only its own changes are reported.
-private final class LastLiteral: @unchecked Sendable {
-  // @unchecked: `value` is read and written only under `lock`.
-  private let lock = NSLock()
-  private var value: String?
-
-  init(_ value: String?) { self.value = value }
-
-  /// Stores `literal`; whether it differs from the last one.
-  func replace(with literal: String?) -> Bool {
-    lock.withLock {
-      defer { value = literal }
-      return value != literal
-    }
-  }
 }

@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+package import Tether
+import TetherWatcher
+
+extension DefaultsStrategy: StoredTextStrategy {
+  /// The defaults file, the section and the key.
+  package func storageLocation(of name: String, options: StrategyOptions) throws -> String {
+    let (section, key) = DefaultsName.split(name)
+    return "\(store.file.path) \(section.isEmpty ? "" : "[\(section)] ")\(key)"
+  }
+
+  /// The key's literal in the user file, else in the registration file (noted as such).
+  package func storedText(of name: String, options: StrategyOptions) throws -> StoredText {
+    if let entry = try DefaultsFile.entry(name, in: store.path) {
+      return .text(INIString.encode(entry.value))
+    }
+    if let registration = store.registration,
+      let entry = try DefaultsFile.entry(name, in: registration.path)
+    {
+      return .text(
+        INIString.encode(entry.value), note: "registered default, from \(registration.path)")
+    }
+    return .absent("no value (not set in \(store.file.path))")
+  }
+
+  /// Sets the key's line once `text` parses as an INI literal, through the file's locked
+  /// read-merge-replace, as a holder's save does.
+  package func setStoredText(_ text: String, of name: String, options: StrategyOptions) throws {
+    let literal = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let decoded: String
+    do {
+      decoded = try INIString.decode(literal, location: "<value>")
+    } catch {
+      throw StoredTextError(
+        "\(error.description.dropFirst("<value>: ".count)); \(store.file.path) was not changed")
+    }
+    try DefaultsFile.set(name, literal: decoded, in: store.path)
+  }
+
+  /// Each change of the key's line in the user file (a change of another line is not one).
+  package func watchStoredText(
+    of name: String, options: StrategyOptions,
+    onChange: @escaping @Sendable (Result<StoredText, any Error>) -> Void
+  ) throws -> SharedSubscription {
+    let path = store.path
+    let last = Mutex<String?>(try DefaultsFile.entry(name, in: path)?.value)
+    let watch = FileWatcher.shared.watch(path) { _ in
+      do {
+        let literal = try DefaultsFile.entry(name, in: path)?.value
+        let changed = last.withLock { last in
+          defer { last = literal }
+          return last != literal
+        }
+        guard changed else { return }
+        onChange(
+          .success(
+            literal.map { .text(INIString.encode($0)) } ?? .absent("no value (line removed)")))
+      } catch {
+        onChange(.failure(error))
+      }
+    }
+    return SharedSubscription { watch.cancel() }
+  }
+}

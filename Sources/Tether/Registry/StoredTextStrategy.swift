@@ -1,0 +1,39 @@
+/// A strategy whose stored values have a text form a person reads and writes (JSON for files,
+/// an INI literal for defaults): what the `tether` tool gets, sets and watches, through the
+/// strategy's own code and without knowing which strategy it is.
+package protocol StoredTextStrategy: PersistenceStrategy {
+  /// Where `name`'s value lives, in words: a file, a defaults file and its line.
+  func storageLocation(of name: String, options: StrategyOptions) throws -> String
+
+  /// What is stored for `name`; throws when it cannot be read.
+  func storedText(of name: String, options: StrategyOptions) throws -> StoredText
+
+  /// Checks that `text` is a stored form of a value and writes it; throws a ``StoredTextError``
+  /// saying why, with the store untouched, when it is not.
+  func setStoredText(_ text: String, of name: String, options: StrategyOptions) throws
+
+  /// Calls `onChange` with each change of what is stored for `name` until the subscription is
+  /// cancelled; throws when `name` cannot be watched.
+  func watchStoredText(
+    of name: String, options: StrategyOptions,
+    onChange: @escaping @Sendable (Result<StoredText, any Error>) -> Void
+  ) throws -> SharedSubscription
+}
+
+/// What a strategy stores for a key, as text.
+package enum StoredText: Sendable, Equatable {
+  /// The stored text, with a note when it does not come from the key's own store (a registered
+  /// default).
+  case text(String, note: String? = nil)
+  /// Nothing is stored, and why, in words.
+  case absent(String)
+}
+
+/// Why a strategy refuses a stored text, or has none to give: a sentence for the user.
+package struct StoredTextError: Error, CustomStringConvertible {
+  package let description: String
+
+  package init(_ description: String) {
+    self.description = description
+  }
+}
