@@ -74,6 +74,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
     guard case .success = coding else { return SharedSubscription {} }
+    subscriber.takeChangesInline(self)
     return file.subscribe(name, saved: { subscriber.yieldSaveResult($0) }) { lookup in
       do {
         if let value = try value(of: lookup) {

@@ -110,7 +110,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   public func subscribe(
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    store.subscribe(saved: subscriber.yieldSaveResult) { [store, coder] content in
+    subscriber.takeChangesInline(self)
+    return store.subscribe(saved: subscriber.yieldSaveResult) { [store, coder] content in
       switch content {
       case .missing:
         subscriber.yieldReturningInitialValue()

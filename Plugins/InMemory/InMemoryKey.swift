@@ -49,7 +49,8 @@ public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   public func subscribe(
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    SharedSubscription {}
+    subscriber.takeChangesInline(self)
+    return SharedSubscription {}
   }
 
   /// Stores the value.

@@ -11,8 +11,9 @@ public protocol SharedKey<Value>: SharedReaderKey {
 
 /// A key of Tether's own that takes a change made through ``Shared/withLock(_:)`` without a
 /// continuation: its save cannot fail (memory), or its outcome reaches the holders through their
-/// subscription (a throttled file). A shared value finds out once, when it is made, whether its
-/// key is one; every other key is given a ``SaveContinuation`` per change.
+/// subscription (a throttled file). Such a key offers itself from `subscribe`
+/// (``SharedSubscriber/takeChangesInline(_:)``), so a shared value learns it once, with no cast;
+/// every other key is given a ``SaveContinuation`` per change.
 package protocol InlineSavingKey<Value>: SharedKey {
   /// Takes `value` from a `withLock`, telling its outcome, if it can fail, to the key's
   /// subscribers; `false` to be given a continuation through `save` instead (a registered key

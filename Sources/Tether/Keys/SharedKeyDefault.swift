@@ -45,7 +45,7 @@ public struct _SharedKeyDefault<Base: SharedReaderKey>: SharedReaderKey, CustomS
   public func subscribe(
     context: LoadContext<Base.Value>, subscriber: SharedSubscriber<Base.Value>
   ) -> SharedSubscription {
-    base.subscribe(context: context, subscriber: subscriber)
+    base.subscribe(context: context, subscriber: subscriber.forwardingInline(by: self))
   }
 }
 
@@ -53,12 +53,5 @@ extension _SharedKeyDefault: SharedKey where Base: SharedKey {
   /// Forwards to the base key.
   public func save(_ value: Base.Value, context: SaveContext, continuation: SaveContinuation) {
     base.save(value, context: context, continuation: continuation)
-  }
-}
-
-extension _SharedKeyDefault: InlineSavingKey where Base: InlineSavingKey {
-  /// Forwards to the base key.
-  package func saveInline(_ value: Base.Value) -> Bool {
-    base.saveInline(value)
   }
 }

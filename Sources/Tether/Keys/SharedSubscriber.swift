@@ -7,6 +7,12 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   private let callback: @Sendable (Result<Value?, any Error>) -> Void
   private let onLoading: @Sendable (Bool) -> Void
   private let onSaved: @Sendable (Result<Void, any Error>) -> Void
+  /// Told of a key that takes changes inline (see ``takeChangesInline(_:)``).
+  private let onInline:
+    (@Sendable (any InlineSavingKey<Value>, _ forwarders: [ObjectIdentifier]) -> Void)?
+  /// The types of Tether's own keys that handed this subscriber on (see
+  /// ``forwardingInline(by:)``).
+  private var forwarders: [ObjectIdentifier] = []
 
   /// Creates a subscriber; `nil` in a result stands for "the initial value".
   ///
@@ -18,17 +24,23 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     self.callback = callback
     self.onLoading = onLoading
     self.onSaved = { _ in }
+    self.onInline = nil
   }
 
-  @usableFromInline
+  /// A shared value's subscriber: also told how writes it asked for went, and of a key that
+  /// takes its changes inline.
   package init(
     callback: @escaping @Sendable (Result<Value?, any Error>) -> Void,
     onLoading: @escaping @Sendable (Bool) -> Void,
-    onSaved: @escaping @Sendable (Result<Void, any Error>) -> Void
+    onSaved: @escaping @Sendable (Result<Void, any Error>) -> Void,
+    onInline:
+      @escaping @Sendable (any InlineSavingKey<Value>, _ forwarders: [ObjectIdentifier])
+      -> Void
   ) {
     self.callback = callback
     self.onLoading = onLoading
     self.onSaved = onSaved
+    self.onInline = onInline
   }
 
   /// Delivers a new value; clears `loadError` and `isLoading`.
@@ -50,4 +62,21 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   /// inline, see ``InlineSavingKey``, or one kept after a failure and written by a flush):
   /// holders clear `saveError` on success and set it on failure.
   package func yieldSaveResult(_ result: Result<Void, any Error>) { onSaved(result) }
+
+  /// Offers `key` to take the shared value's changes through ``InlineSavingKey/saveInline(_:)``
+  /// rather than a continuation each; call from `subscribe`. The value takes the offer when the
+  /// key it saves through is of `key`'s type, or of the type of a key of Tether's own that
+  /// handed this subscriber on to `key` (``forwardingInline(by:)``): an app's key that wraps
+  /// another and hands on the subscriber it was given keeps its own `save`.
+  package func takeChangesInline(_ key: some InlineSavingKey<Value>) {
+    onInline?(key, forwarders)
+  }
+
+  /// This subscriber, handed on by `forwarder`, a key of Tether's own that saves through the
+  /// key it hands it to (a registered key, to the key it resolved to).
+  package func forwardingInline(by forwarder: some SharedReaderKey) -> SharedSubscriber {
+    var forwarding = self
+    forwarding.forwarders.append(ObjectIdentifier(type(of: forwarder)))
+    return forwarding
+  }
 }

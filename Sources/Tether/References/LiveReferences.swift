@@ -5,17 +5,36 @@
 /// lifetime: a reference lives while a `Shared` holds it, and the key's store outlives it.
 @usableFromInline
 package final class LiveReferences: Sendable {
-  /// Which reference: its key's id and its value's type.
-  private struct Slot: Hashable {
+  /// Which reference: its key's id and its value's type, with their hash computed once.
+  private struct Slot {
     let id: AnyHashable
     let valueType: ObjectIdentifier
+    let hash: Int
+
+    init(id: AnyHashable, valueType: ObjectIdentifier) {
+      self.id = id
+      self.valueType = valueType
+      var hasher = Hasher()
+      hasher.combine(id)
+      hasher.combine(valueType)
+      self.hash = hasher.finalize()
+    }
+
+    /// Ids are compared last, and only for slots whose hashes agree: comparing two
+    /// `AnyHashable`s casts dynamically.
+    func isSame(as other: Slot) -> Bool {
+      hash == other.hash && valueType == other.valueType && id == other.id
+    }
   }
 
   private struct Entry {
+    let slot: Slot
     weak var lifetime: ReferenceLifetime?
   }
 
-  private let table = LockedState<[Slot: Entry]>([:])
+  /// Entries by their slot's hash. A dictionary keyed by the slots themselves would compare
+  /// (cast) the id of every occupied bucket each probe passes, most of a new key's start.
+  private let table = LockedState<[Int: [Entry]]>([:])
 
   package init() {}
 
@@ -48,7 +67,7 @@ package final class LiveReferences: Sendable {
     make: () -> StoredReference<Value>
   ) -> HeldReference<Value> {
     let slot = Slot(id: id, valueType: ObjectIdentifier(Value.self))
-    if let live = table.withLock({ $0[slot]?.lifetime }) {
+    if let live = table.withLock({ Self.live(slot, in: $0) }) {
       return adopted(live, as: Value.self, writer: writer)
     }
     let created = make()
@@ -57,8 +76,8 @@ package final class LiveReferences: Sendable {
       self?.prune(slot)
     }
     let winner = table.withLock { table -> ReferenceLifetime? in
-      if let live = table[slot]?.lifetime { return live }
-      table[slot] = Entry(lifetime: lifetime)
+      if let live = Self.live(slot, in: table) { return live }
+      table[slot.hash, default: []].append(Entry(slot: slot, lifetime: lifetime))
       return nil
     }
     guard let winner else { return HeldReference(reference: created, lifetime: lifetime) }
@@ -79,15 +98,25 @@ package final class LiveReferences: Sendable {
 
   /// The number of live references, for tests and diagnostics.
   package var count: Int {
-    table.withLock { table in table.values.count { $0.lifetime != nil } }
+    table.withLock { table in table.values.reduce(0) { $0 + $1.count { $0.lifetime != nil } } }
+  }
+
+  /// The live reference of `slot`; an entry whose reference has gone and is not pruned yet is
+  /// passed over.
+  private static func live(_ slot: Slot, in table: [Int: [Entry]]) -> ReferenceLifetime? {
+    guard let entries = table[slot.hash] else { return nil }
+    for entry in entries where entry.slot.isSame(as: slot) {
+      if let lifetime = entry.lifetime { return lifetime }
+    }
+    return nil
   }
 
   /// Forgets `slot`'s entry if its reference has gone (a new one may have taken its place).
   private func prune(_ slot: Slot) {
     table.withLock { table in
-      if let index = table.index(forKey: slot), table.values[index].lifetime == nil {
-        table.remove(at: index)
-      }
+      guard var entries = table.removeValue(forKey: slot.hash) else { return }
+      entries.removeAll { $0.slot.isSame(as: slot) && $0.lifetime == nil }
+      if !entries.isEmpty { table[slot.hash] = entries }
     }
   }
 }

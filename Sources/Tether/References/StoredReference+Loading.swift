@@ -14,12 +14,24 @@ extension StoredReference {
         context: context,
         continuation: LoadContinuation(reference: self))
     }
-    let subscriber = SharedSubscriber<Value>(
+    let subscription = reader.subscribe(context: context, subscriber: subscriber())
+    lock.withLock { self.subscription = subscription }
+  }
+
+  /// The subscriber the key tells of changes, of how writes went, and whether it takes changes
+  /// inline.
+  @usableFromInline
+  func subscriber() -> SharedSubscriber<Value> {
+    SharedSubscriber<Value>(
       callback: { result in self.finishLoad(result) },
       onLoading: { isLoading in self.setLoading(isLoading) },
-      onSaved: { result in self.saveFinished(result) })
-    let subscription = reader.subscribe(context: context, subscriber: subscriber)
-    lock.withLock { self.subscription = subscription }
+      onSaved: { result in self.saveFinished(result) },
+      onInline: { key, forwarders in
+        self.lock.withLock {
+          self.inlineOffer = (key, forwarders)
+          self.decideInline()
+        }
+      })
   }
 
   /// Stops following the key, once the last holder has let go (see ``ReferenceLifetime``).

@@ -9,7 +9,7 @@ extension StoredReference {
   /// Hands a change to the key: inline when it takes changes so, else with a continuation.
   @usableFromInline
   func save(_ newValue: Value, through writer: Writer<Value>) {
-    if let inline = writer.inline, inline.saveInline(newValue) { return }
+    if inlineSaver?.saveInline(newValue) == true { return }
     writer.key.save(newValue, context: .didSet, continuation: SaveContinuation(target: self))
   }
 
@@ -40,7 +40,22 @@ extension StoredReference {
     lock.withLock {
       guard keyed != nil, self.writer == nil else { return }
       self.writer = Writer(writer)
+      decideInline()
     }
+  }
+
+  /// Takes the inline offer when it stands for the writer: a key of the writer's type, or one
+  /// the writer (a key of Tether's own) handed the subscriber on to. An app's key that wraps
+  /// another keeps its own `save`. Call holding `lock`.
+  func decideInline() {
+    guard let offer = inlineOffer, let writer else {
+      inlineSaver = nil
+      return
+    }
+    let writerType = ObjectIdentifier(type(of: writer.key))
+    let standsForWriter =
+      ObjectIdentifier(type(of: offer.key)) == writerType || offer.forwarders.contains(writerType)
+    inlineSaver = standsForWriter ? offer.key : nil
   }
 
   /// The key a report about one of this value's saves names.
@@ -71,15 +86,12 @@ extension StoredReference {
   }
 }
 
-/// A reference's writing key, held in an object so that saving reaches it without a copy, and
-/// whether it saves inline, found out once.
+/// A reference's writing key, held in an object so that saving reaches it without a copy.
 @usableFromInline
 final class Writer<Value: Sendable>: Sendable {
   @usableFromInline let key: any SharedKey<Value>
-  let inline: (any InlineSavingKey<Value>)?
 
   @usableFromInline init(_ key: any SharedKey<Value>) {
     self.key = key
-    self.inline = key as? any InlineSavingKey<Value>
   }
 }

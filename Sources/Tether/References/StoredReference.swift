@@ -55,6 +55,11 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   @usableFromInline @exclusivity(unchecked) var hasObservers = false
   /// Where saves go (set at creation or adopted later).
   @usableFromInline @exclusivity(unchecked) var writer: Writer<Value>?
+  /// The key that offered to take changes inline as the value subscribed, and the types of the
+  /// keys of Tether's own that handed it the subscriber.
+  var inlineOffer: (key: any InlineSavingKey<Value>, forwarders: [ObjectIdentifier])?
+  /// The key changes are saved through inline: the offer, once it stands for `writer`.
+  var inlineSaver: (any InlineSavingKey<Value>)?
 
   /// A plain shared value, with no key.
   init(value: Value) {

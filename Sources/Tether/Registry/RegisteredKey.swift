@@ -57,7 +57,8 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
     switch resolution.key {
-    case .success(let key): return key.subscribe(context: context, subscriber: subscriber)
+    case .success(let key):
+      return key.subscribe(context: context, subscriber: subscriber.forwardingInline(by: self))
     case .failure: return SharedSubscription {}
     }
   }
@@ -78,8 +79,8 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible
   }
 
   /// What the name resolves to, asked of the scope's registry once: the registry's answer is
-  /// final, so a change reaches the resolved key without a lookup. Only "not bootstrapped yet"
-  /// is asked again, at the next use.
+  /// final. Only "not bootstrapped yet" is asked again, at the next use. (A change reaches the
+  /// resolved key directly: it takes changes inline from the subscriber this key hands on.)
   private final class Resolution: Sendable {
     let name: String
     let scope: TetherScope
@@ -92,9 +93,6 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible
 
     /// The resolved key, or why there is none.
     var key: Result<any SharedKey<Value>, TetherError> { resolved?.key ?? unsettled() }
-
-    /// The resolved key as a key that saves inline, when it is one (found out once).
-    var inline: (any InlineSavingKey<Value>)? { resolved?.inline }
 
     private var resolved: Resolved? {
       if let resolved = settled.load() { return resolved }
@@ -109,23 +107,9 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible
 
   private final class Resolved: Sendable {
     let key: Result<any SharedKey<Value>, TetherError>
-    let inline: (any InlineSavingKey<Value>)?
 
     init(_ key: Result<any SharedKey<Value>, TetherError>) {
       self.key = key
-      if case .success(let resolved) = key {
-        self.inline = resolved as? any InlineSavingKey<Value>
-      } else {
-        self.inline = nil
-      }
     }
-  }
-}
-
-extension RegisteredKey: InlineSavingKey {
-  /// Forwards to the resolved key when it saves inline; otherwise the change takes a
-  /// continuation (an unresolved key's, to fail it).
-  package func saveInline(_ value: Value) -> Bool {
-    resolution.inline?.saveInline(value) ?? false
   }
 }
