@@ -92,6 +92,14 @@ let package = Package(
       ],
       swiftSettings: swiftSettings
     ),
+    // The helper's commands and reports, and how a test runs it: shared by the helper and the
+    // test targets that run it.
+    .target(
+      name: "TetherTestHelperSupport",
+      dependencies: ["TetherTesting"],
+      path: "Tests/TetherTestHelperSupport",
+      swiftSettings: swiftSettings
+    ),
     .executableTarget(
       name: "tether-test-helper",
       dependencies: ["TetherFiles", "TetherWatcher", "TetherFileStorage", "TetherDefaults"],

@@ -1,0 +1,198 @@
+import Foundation
+
+/// What `tether-test-helper` is to do: each case sets up a situation that must not happen inside
+/// the shared test process (exact watch counts, a paused watcher, exhausted descriptors, lowered
+/// kernel limits, a process killed or exiting mid-save), then reports what it saw.
+///
+/// The command goes to the helper as its one argument, encoded as JSON (``arguments()``), so a
+/// launcher such as `setpriv` or `unshare` can pass it on untouched.
+///
+/// ```swift
+/// let run = try await runHelper(.countWatches(folder: root.path, folders: 10, files: 1000))
+/// #expect(run.report.inotifyWatches == 11)
+/// ```
+public enum HelperCommand: Codable, Sendable, Equatable {
+  // MARK: Counting watches
+
+  /// Watches `files` files spread over `folders` folders of `folder`; with `watchedRoot`, a file
+  /// in `folder` first, so each folder is made where the watcher sees it appear. Reports the
+  /// watch statistics and ``HelperReport/files``.
+  case countWatches(folder: String, folders: Int, files: Int, watchedRoot: Bool = false)
+
+  /// Watches a file in each of 20 folders of `folder` (watch descriptors up to 21, which `/proc`
+  /// writes in hex), cancels every watch, and reports how many watches the kernel still holds
+  /// (``HelperReport/kernelWatches``) once the watcher counts only its control folder's, and how
+  /// often the library was started afresh (``HelperReport/rebuilds``).
+  case releaseFolders(folder: String)
+
+  /// With the watcher thread paused, watches a file in a new folder of `folder` (the call must
+  /// not wait for the thread), writes the file and resumes the thread; reports whether the
+  /// write was delivered, the kernel's and the watcher's count of watches once the thread has
+  /// caught up, and the kernel's once the folder is released.
+  case watchWhilePaused(folder: String)
+
+  /// Watches `folder`/a/one.json, cancels, watches `folder`/b/other.json, then
+  /// `folder`/a/two.json: reports whether the folder's kernel watch stood throughout, whether a
+  /// write to two.json is delivered, how long after the last cancel the watches went, and
+  /// whether a file of a folder deleted and made again while idle is delivered.
+  case rewatchFolder(folder: String)
+
+  // MARK: Folders that go and come back
+
+  /// The last watch of `folder`/a is cancelled and the folder deleted before the watcher thread
+  /// runs, so it removes a watch the kernel already dropped; then the folder is made again and
+  /// watched, and an edit must arrive (``HelperReport/delivered``).
+  case rewatchDeletedFolder(folder: String)
+
+  /// Watches `folder`/a/data.json and `folder`/b/data.json and deletes `folder`/a: a's file is
+  /// missing and b's edit still arrives, with the library not started afresh; then `folder`/a is
+  /// made again with its file, which arrives too.
+  case dropOneFolder(folder: String)
+
+  /// Watches `folder`/a/data.json and renames `folder`/a to `folder`/gone: the file is missing,
+  /// the kernel's watch (which followed the folder) is removed, a write in `folder`/gone is not
+  /// taken for the file, and a new `folder`/a with the file arrives.
+  case moveFolderAway(folder: String)
+
+  /// A folder changes between the watcher thread finding it missing and its watch of the
+  /// nearest existing ancestor (see ``AncestorChange``); reports whether a write and then a
+  /// second write to a file in it arrive, and whether anything is polled.
+  case ancestorChange(AncestorChange, folder: String)
+
+  // MARK: Overflows and a paused or lagging watcher
+
+  /// Pauses the watcher, creates enough files beside the watched one in `folder` to overflow
+  /// the kernel's queue and changes it, then resumes and waits for the change.
+  case overflow(folder: String)
+
+  /// (With `XDG_RUNTIME_DIR` a folder of its own.) With the watcher paused and its queue
+  /// overflowed, watches a file in a new folder of `folder` from another thread, whose wake-up
+  /// of the watcher thread is lost to the overflow. Resumes the watcher and reports whether that
+  /// watch call returned (``HelperReport/returned``).
+  case overflowLostWake(folder: String)
+
+  /// With the watcher paused, overflows its queue and truncates the watched file of `folder` (a
+  /// writer opened it and has not written yet); resumes it, waits past the settle delay, then
+  /// writes and closes. Only the written content may arrive, never the empty file.
+  case overflowMidWrite(folder: String)
+
+  /// A writer truncates the watched file of `folder` while the watcher thread is paused, and a
+  /// check of the file falls due then; the thread goes on, and the writer writes and closes.
+  /// With `behindAWake`, a wake-up of the thread and 5,000 other events are queued before the
+  /// truncation: the check must wait for the events queued before it, not for any wake-up.
+  case laggingMidWrite(folder: String, behindAWake: Bool = false)
+
+  /// A subscriber of `folder`/c.json takes 6 s, holding up the checks behind it; meanwhile a's
+  /// check falls due, and after 5.5 s a writer truncates a: only the writer's bytes may arrive.
+  case emptiedBehindASlowSubscriber(folder: String)
+
+  /// With the watcher thread paused, a check of `folder`/b.json (emptied by a stalled writer)
+  /// waits for the thread; `folder`/a.json is deleted and checked meanwhile, and its removal
+  /// must arrive while the thread is still paused (``HelperReport/missingWhilePaused``).
+  case missingWhileACheckWaits(folder: String)
+
+  // MARK: Falling back to polling
+
+  /// Opens 1,100 descriptors first, so the library's would be >= 1024; then watches two files
+  /// of `folder`, changes them and reports how many changes arrived.
+  case manyDescriptors(folder: String)
+
+  /// Watches two files in each of `folders`, changes each, and reports how many changes
+  /// arrived (run under lowered kernel limits to make the watcher poll).
+  case watchFolders(folders: [String])
+
+  // MARK: Saving and exiting
+
+  /// Saves 1, 2, 3, … to the file key at `file` with `save()` (written at once) until killed.
+  case saveLoop(file: String)
+
+  /// Leaves 2 pending in the throttle window of the file key at `file`, then calls `exit(0)`;
+  /// with `released`, once its holder (and the file's store with it) has gone.
+  case exitPending(file: String, released: Bool = false)
+
+  /// Like ``exitPending(file:released:)``, with `flushOnTermination`; creates `ready` and waits
+  /// for SIGTERM.
+  case termPending(file: String, ready: String)
+
+  /// Holds the file key at `file`, creates `ready`, and waits until the key holds `value`
+  /// (reports ``HelperReport/seen`` and exits 0), or 60 s pass (exits 2).
+  case waitFor(file: String, value: Int, ready: String)
+
+  /// Sets the file key at `file` to `value` through `@Shared`, then exits (flushing).
+  case write(file: String, value: Int)
+
+  /// A write into a folder of `folder` made read-only fails; once it is writable again, a flush
+  /// writes the change that was kept. Reports ``HelperReport/failed``,
+  /// ``HelperReport/afterFlush`` and ``HelperReport/saveErrorCleared``.
+  case readOnlyFolder(folder: String)
+
+  // MARK: Defaults
+
+  /// Like ``exitPending(file:released:)``, for a defaults key `count` of the store at `file`.
+  case defaultsExitPending(file: String, released: Bool = false)
+
+  /// Sets the defaults key `key` of the store at `file` to `value` through `@Shared` and exits
+  /// without flushing by hand (UserDefaults on Linux loses such values).
+  case defaultsSet(file: String, key: String, value: Int)
+
+  /// Writes the defaults keys `prefix`0…`prefix`(`count`-1) of the store at `file`, each saved
+  /// at once, and reports when each save returned (``HelperReport/saved``). With `go`, it makes
+  /// `go`.`prefix`.ready and starts once `go` exists, so two writers start together.
+  case defaultsMany(file: String, prefix: String, count: Int, go: String? = nil)
+
+  // MARK: Listing folders
+
+  /// Lists a `dirent` record named `a` that ends where an inaccessible page begins, as the last
+  /// record of `readdir`'s buffer can; reading more than the record is a segmentation fault.
+  /// Reports the names seen (``HelperReport/names``).
+  case shortRecordAtPageEnd
+
+  /// The helper's command-line arguments for this command: the command as one JSON argument.
+  public func arguments() throws -> [String] {
+    [String(decoding: try JSONEncoder().encode(self), as: UTF8.self)]
+  }
+
+  /// The command the helper was given as its `arguments` (``arguments()``'s, without the
+  /// executable's path); throws when they are not one encoded command.
+  public init(arguments: [String]) throws {
+    guard arguments.count == 1, let argument = arguments.first else {
+      throw HelperCommandError.notOneArgument(arguments)
+    }
+    self = try JSONDecoder().decode(HelperCommand.self, from: Data(argument.utf8))
+  }
+}
+
+/// How a folder changes just before the watcher thread watches its nearest existing ancestor,
+/// which sees nothing of what happened before it stood (``HelperCommand/ancestorChange(_:folder:)``).
+public enum AncestorChange: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
+  /// Watches `folder`/late/data.json; `folder`/late is made just before the thread watches
+  /// `folder` for it.
+  case madeBeforeAncestorWatch
+
+  /// Watches `folder`/mid/late/data.json; `folder`/mid is removed just before the thread
+  /// watches it for `folder`/mid/late, then made again with `late` once the watch call returns.
+  case ancestorRemovedBeforeWatch
+
+  /// Watches `folder`/mid/gone/data.json and removes `folder`/mid, so the kernel drops gone's
+  /// watch while the library keeps a stale entry for it; `folder`/mid is made again, and gone in
+  /// it just before the thread watches mid for it: the thread finds gone in a later round of
+  /// the same sync.
+  case droppedFolderFoundLater
+
+  /// The case's name, as a test's argument is shown.
+  public var description: String { rawValue }
+}
+
+/// Why the helper's arguments are not a ``HelperCommand``.
+public enum HelperCommandError: Error, CustomStringConvertible {
+  /// The helper takes exactly one argument, the encoded command; it was given these.
+  case notOneArgument([String])
+
+  /// What went wrong, for the helper's error output.
+  public var description: String {
+    switch self {
+    case .notOneArgument(let arguments):
+      "expected one argument, a JSON-encoded HelperCommand; got \(arguments)"
+    }
+  }
+}
