@@ -102,7 +102,10 @@ let package = Package(
     ),
     .executableTarget(
       name: "tether-test-helper",
-      dependencies: ["TetherFiles", "TetherWatcher", "TetherFileStorage", "TetherDefaults"],
+      dependencies: [
+        "TetherFiles", "TetherWatcher", "TetherFileStorage", "TetherDefaults",
+        "TetherTestHelperSupport",
+      ],
       path: "Tests/TetherTestHelper",
       swiftSettings: swiftSettings
     ),
@@ -116,17 +119,22 @@ let package = Package(
       // The file-storage plugin too: each editor's save is also checked through a file key.
       dependencies: [
         "TetherWatcher", "Tether", "TetherFileStorage", "TetherTesting", "tether-test-helper",
+        "TetherTestHelperSupport",
       ],
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "TetherFileStorageTests",
-      dependencies: ["TetherFileStorage", "TetherTesting", "tether-test-helper"],
+      dependencies: [
+        "TetherFileStorage", "TetherTesting", "tether-test-helper", "TetherTestHelperSupport",
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "TetherDefaultsTests",
-      dependencies: ["TetherDefaults", "TetherTesting", "tether-test-helper"],
+      dependencies: [
+        "TetherDefaults", "TetherTesting", "tether-test-helper", "TetherTestHelperSupport",
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(

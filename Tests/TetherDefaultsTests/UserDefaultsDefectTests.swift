@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import Tether
 import TetherDefaults
+import TetherTestHelperSupport
 import TetherTesting
 
 /// What Foundation's `UserDefaults` gets wrong on Linux (measured in the research notes), each
@@ -12,7 +13,7 @@ import TetherTesting
   @Test func aValueSetWithoutSynchronizeSurvivesTheProcess() async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "defaults.ini")
-      let result = try await runChild(helperPath, ["defaults-set", file.path, "count", "42"])
+      let result = try await runHelper(.defaultsSet(file: file.path, key: "count", value: 42))
       #expect(result.status == 0, "\(result.errors)")
       @Shared(.defaults("count", store: DefaultsStore(file: file))) var count = 0
       #expect(count == 42)
@@ -21,11 +22,11 @@ import TetherTesting
 
   /// The second of two quick changes waits out the throttle window; the process exits within
   /// it, holding the key or having released it (and the file's engine with it).
-  @Test(arguments: [[], ["released"]])
-  func aPendingChangeSurvivesTheExit(_ extra: [String]) async throws {
+  @Test(arguments: [false, true])
+  func aPendingChangeSurvivesTheExit(released: Bool) async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "defaults.ini")
-      let result = try await runChild(helperPath, ["defaults-exit-pending", file.path] + extra)
+      let result = try await runHelper(.defaultsExitPending(file: file.path, released: released))
       #expect(result.status == 0, "\(result.errors)")
       #expect(contents(file) == "count = 2\n")
     }
@@ -114,7 +115,7 @@ import TetherTesting
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "defaults.ini")
       @Shared(.defaults("count", store: DefaultsStore(file: file))) var count = 0
-      let result = try await runChild(helperPath, ["defaults-set", file.path, "count", "7"])
+      let result = try await runHelper(.defaultsSet(file: file.path, key: "count", value: 7))
       #expect(result.status == 0, "\(result.errors)")
       await expectEventually(timeout: .seconds(30)) { count == 7 }
     }
@@ -127,8 +128,8 @@ import TetherTesting
       // Both start when `go` appears, and say when each save returned: a fifth of each one's
       // saves at least must come while the other is saving, or it proves nothing about the lock.
       let go = folder.appending(path: "go").path
-      async let first = runChild(helperPath, ["defaults-many", file.path, "a", "500", go])
-      async let second = runChild(helperPath, ["defaults-many", file.path, "b", "500", go])
+      async let first = runHelper(.defaultsMany(file: file.path, prefix: "a", count: 500, go: go))
+      async let second = runHelper(.defaultsMany(file: file.path, prefix: "b", count: 500, go: go))
       await expectEventually(timeout: .seconds(60)) {
         FileManager.default.fileExists(atPath: "\(go).a.ready")
           && FileManager.default.fileExists(atPath: "\(go).b.ready")
@@ -136,7 +137,7 @@ import TetherTesting
       try Data().write(to: URL(filePath: go))
       let results = try await [first, second]
       for result in results { #expect(result.status == 0, "\(result.errors)") }
-      let saved = results.map { ($0.report["saved"] as? [Int]) ?? [] }
+      let saved = results.map { $0.report.saved ?? [] }
       try #require(saved.allSatisfy { $0.count == 500 }, "each child saved 500 times")
       for (own, other) in [(saved[0], saved[1]), (saved[1], saved[0])] {
         let during = own.count { other.first! < $0 && $0 < other.last! }

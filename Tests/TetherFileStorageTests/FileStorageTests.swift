@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Tether
 @_spi(Benchmarking) import TetherFileStorage
+import TetherTestHelperSupport
 import TetherTesting
 
 @Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct FileStorageTests {
@@ -339,16 +340,13 @@ import TetherTesting
   func aFailedWriteSetsSaveErrorKeepsTheChangeAndSucceedsLater() async throws {
     try await withTemporaryDirectory { folder in
       try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
-      let result = try await runChild(
-        "/usr/bin/setpriv",
-        [
-          "--reuid=65534", "--regid=65534", "--clear-groups", helperPath, "read-only-folder",
-          folder.path,
-        ])
+      let result = try await runHelper(
+        .readOnlyFolder(folder: folder.path),
+        launcher: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["failed"] as? String == "Permission denied", "\(result.output)")
-      #expect(result.report["afterFlush"] as? String == "2")
-      #expect(result.report["saveErrorCleared"] as? Int == 1)
+      #expect(result.report.failed == "Permission denied", "\(result.output)")
+      #expect(result.report.afterFlush == "2")
+      #expect(result.report.saveErrorCleared == true)
     }
   }
 }

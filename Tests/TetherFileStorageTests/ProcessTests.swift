@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Tether
 import TetherFileStorage
+import TetherTestHelperSupport
 import TetherTesting
 
 /// Crashes, exits and other processes: real child processes of the test helper.
@@ -12,9 +13,7 @@ import TetherTesting
       var generator = SystemRandomNumberGenerator()
       var last = 0
       for round in 0..<200 {
-        let process = Process()
-        process.executableURL = URL(filePath: helperPath)
-        process.arguments = ["save-loop", file.path]
+        let process = try helperProcess(.saveLoop(file: file.path))
         // Killed, a child leaves its watcher's control folder: here, not in the shared /tmp.
         process.environment = ProcessInfo.processInfo.environment.merging(
           ["XDG_RUNTIME_DIR": folder.path]) { $1 }
@@ -42,11 +41,11 @@ import TetherTesting
   }
 
   /// Held until the exit, or released before it: a change no holder waits for is still written.
-  @Test(arguments: [[], ["released"]])
-  func exitWithAPendingThrottledWriteFlushesIt(_ extra: [String]) async throws {
+  @Test(arguments: [false, true])
+  func exitWithAPendingThrottledWriteFlushesIt(released: Bool) async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "v.json")
-      let result = try await runChild(helperPath, ["exit-pending", file.path] + extra)
+      let result = try await runHelper(.exitPending(file: file.path, released: released))
       #expect(result.status == 0, "\(result.errors)")
       #expect(text(file) == "2")
     }
@@ -56,9 +55,7 @@ import TetherTesting
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "v.json")
       let ready = folder.appending(path: "ready")
-      let process = Process()
-      process.executableURL = URL(filePath: helperPath)
-      process.arguments = ["term-pending", file.path, ready.path]
+      let process = try helperProcess(.termPending(file: file.path, ready: ready.path))
       try process.run()
       await expectEventually(timeout: .seconds(30)) {
         FileManager.default.fileExists(atPath: ready.path)
@@ -78,7 +75,7 @@ import TetherTesting
       @Shared(.fileStorage(file)) var value = 0
       // The child holds the key, says so, and waits for 41 to arrive through its watcher.
       let child = Task {
-        try await runChild(helperPath, ["wait-for", file.path, "41", ready.path])
+        try await runHelper(.waitFor(file: file.path, value: 41, ready: ready.path))
       }
       await expectEventually(timeout: .seconds(30)) {
         FileManager.default.fileExists(atPath: ready.path)
@@ -88,7 +85,7 @@ import TetherTesting
       #expect(result.status == 0, "\(result.errors)")
 
       // And back: another child writes, this process sees it.
-      let writer = try await runChild(helperPath, ["write", file.path, "77"])
+      let writer = try await runHelper(.write(file: file.path, value: 77))
       #expect(writer.status == 0, "\(writer.errors)")
       await expectEventually(timeout: .seconds(30)) { value == 77 }
     }

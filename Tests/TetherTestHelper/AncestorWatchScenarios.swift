@@ -6,11 +6,12 @@ import TetherWatcher
 // Folders that change between the watcher thread looking for a missing folder and its watch of
 // the nearest existing ancestor: the watch sees nothing of what happened before it stood.
 extension Helper {
-  /// `made-before-ancestor-watch DIR`: watches DIR/late/data.json; DIR/late is made just before
-  /// the thread watches DIR for it. Reports whether a write and then a second write arrive.
-  static func madeBeforeAncestorWatch(_ arguments: [String]) {
-    let late = arguments[0] + "/late"
-    make(arguments[0])
+  /// `ancestorChange(.madeBeforeAncestorWatch)`: watches `folder`/late/data.json; `folder`/late
+  /// is made just before the thread watches `folder` for it. Reports whether a write and then a
+  /// second write arrive.
+  static func madeBeforeAncestorWatch(folder root: String) {
+    let late = root + "/late"
+    make(root)
     onceBeforeAncestorWatch { _, directories in
       guard directories.contains(late) else { return false }
       make(late)
@@ -19,11 +20,12 @@ extension Helper {
     reportTwoWrites(to: late + "/data.json")
   }
 
-  /// `ancestor-removed-before-watch DIR`: watches DIR/mid/late/data.json; DIR/mid is removed just
-  /// before the thread watches it for DIR/mid/late, then made again with `late` once the watch
-  /// call returns. Reports whether two writes arrive, and whether anything is polled.
-  static func ancestorRemovedBeforeWatch(_ arguments: [String]) {
-    let (mid, late) = (arguments[0] + "/mid", arguments[0] + "/mid/late")
+  /// `ancestorChange(.ancestorRemovedBeforeWatch)`: watches `folder`/mid/late/data.json;
+  /// `folder`/mid is removed just before the thread watches it for `folder`/mid/late, then made
+  /// again with `late` once the watch call returns. Reports whether two writes arrive, and
+  /// whether anything is polled.
+  static func ancestorRemovedBeforeWatch(folder root: String) {
+    let (mid, late) = (root + "/mid", root + "/mid/late")
     make(mid)
     onceBeforeAncestorWatch { ancestor, _ in
       guard ancestor == mid else { return false }
@@ -33,16 +35,16 @@ extension Helper {
     reportTwoWrites(to: late + "/data.json") { make(late) }
   }
 
-  /// `dropped-folder-found-later DIR`: watches DIR/mid/gone/data.json and removes DIR/mid, so the
-  /// kernel drops gone's watch while the library keeps a stale entry for it. DIR/mid is made
-  /// again, and gone in it just before the thread watches mid for it: the thread finds gone in
-  /// a later round of the same sync. Reports whether two writes arrive.
-  static func droppedFolderFoundLater(_ arguments: [String]) {
-    let (mid, gone) = (arguments[0] + "/mid", arguments[0] + "/mid/gone")
+  /// `ancestorChange(.droppedFolderFoundLater)`: watches `folder`/mid/gone/data.json and removes
+  /// `folder`/mid, so the kernel drops gone's watch while the library keeps a stale entry for
+  /// it. `folder`/mid is made again, and gone in it just before the thread watches mid for it:
+  /// the thread finds gone in a later round of the same sync. Reports whether two writes arrive.
+  static func droppedFolderFoundLater(folder root: String) {
+    let (mid, gone) = (root + "/mid", root + "/mid/gone")
     make(gone)
     reportTwoWrites(to: gone + "/data.json") {
-      // Paused, the thread reads the removal once both folders are gone (so it watches DIR),
-      // and each pause after it has read every event before it: the dropped watch's
+      // Paused, the thread reads the removal once both folders are gone (so it watches the
+      // root), and each pause after it has read every event before it: the dropped watch's
       // IN_IGNORED is taken before the folders come back.
       FileWatcher.shared.pauseForTesting()
       try! FileManager.default.removeItem(atPath: mid)
@@ -82,12 +84,13 @@ extension Helper {
     }
     prepare()
     write(file, "1")
-    let delivered = first.waitAndCount()["delivered"]!
+    let delivered = first.waitAndCount().delivered
     write(file, "2")
-    let deliveredAgain = second.waitAndCount()["delivered"]!
+    let deliveredAgain = second.waitAndCount().delivered == 1
     withExtendedLifetime(watch) {}
-    report(
-      FileWatcher.shared.statistics,
-      extra: ["delivered": delivered, "deliveredAgain": deliveredAgain])
+    report(FileWatcher.shared.statistics) {
+      $0.delivered = delivered
+      $0.deliveredAgain = deliveredAgain
+    }
   }
 }

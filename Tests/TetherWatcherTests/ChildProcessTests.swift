@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TetherTestHelperSupport
 import TetherTesting
 
 /// Situations that need a process of their own: exact watch counts, a paused watcher, a
@@ -7,30 +8,31 @@ import TetherTesting
 @Suite(.timeLimit(.minutes(3))) struct ChildProcessTests {
   @Test func aThousandFilesInTenFoldersUseTenWatchesPlusTheControlFile() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["count-watches", root.path, "10", "1000"])
+      let result = try await runHelper(.countWatches(folder: root.path, folders: 10, files: 1000))
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["inotifyWatches"] as? Int == 11)
-      #expect(result.report["watchedFiles"] as? Int == 1000)
-      #expect(result.report["polled"] as? Int == 0)
+      #expect(result.report.inotifyWatches == 11)
+      #expect(result.report.watchedFiles == 1000)
+      #expect(result.report.polled == 0)
     }
   }
 
   /// Each new folder's watch is added by looking at that folder alone: looking at every folder
   /// for each new one made a start with a key per folder quadratic (4,000 folders took 8.7 s).
-  /// With `watched-root`, each folder is made inside a watched one: it is looked at for its
+  /// With `watchedRoot`, each folder is made inside a watched one: it is looked at for its
   /// key's request, not again for its creation's event (which looked at every folder).
-  @Test(arguments: [[], ["watched-root"]])
-  func aFolderPerFileIsWatchedLookingAtEachFolderOnce(_ options: [String]) async throws {
+  @Test(arguments: [false, true])
+  func aFolderPerFileIsWatchedLookingAtEachFolderOnce(watchedRoot: Bool) async throws {
     try await withTemporaryDirectory { root in
       let folders = 800
-      let result = try await runChild(
-        helperPath, ["count-watches", root.path, "\(folders)", "\(folders)"] + options)
+      let result = try await runHelper(
+        .countWatches(folder: root.path, folders: folders, files: folders, watchedRoot: watchedRoot)
+      )
       #expect(result.status == 0, "\(result.errors)")
-      // The root's own watch, with `watched-root`, and the control file's.
-      let more = options.isEmpty ? 1 : 2
-      #expect(result.report["inotifyWatches"] as? Int == folders + more)
+      // The root's own watch, with `watchedRoot`, and the control file's.
+      let more = watchedRoot ? 2 : 1
+      #expect(result.report.inotifyWatches == folders + more)
       // About 800 when each is looked at once; 320,400 when every folder is, each time.
-      let examined = try #require(result.report["examinedDirectories"] as? Int)
+      let examined = try #require(result.report.examinedDirectories)
       #expect(examined >= folders && examined <= folders + 10)
     }
   }
@@ -38,20 +40,20 @@ import TetherTesting
   /// `readdir`'s last record can end right before unmapped memory (a shared `/tmp` with
   /// thousands of entries made this crash one run in two): a listing reads only the record.
   @Test func aDirectoryRecordEndingAtAnUnmappedPageIsReadInPlace() async throws {
-    let result = try await runChild(helperPath, ["short-record-at-page-end"])
+    let result = try await runHelper(.shortRecordAtPageEnd)
     #expect(result.status == 0, "\(result.errors)")
-    #expect(result.report["names"] as? [String] == ["a"])
+    #expect(result.report.names == ["a"])
   }
 
   @Test func theDescriptorIsCloseOnExecAndTheControlFolderIsRemovedAtExit() async throws {
     try await withTemporaryDirectory { root in
       let runtime = root.appending(path: "runtime")
       try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-      let result = try await runChild(
-        helperPath, ["count-watches", root.appending(path: "files").path, "1", "1"],
+      let result = try await runHelper(
+        .countWatches(folder: root.appending(path: "files").path, folders: 1, files: 1),
         environment: ["XDG_RUNTIME_DIR": runtime.path])
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["closeOnExec"] as? Int == 1)
+      #expect(result.report.closeOnExec == true)
       #expect(try FileManager.default.contentsOfDirectory(atPath: runtime.path).isEmpty)
     }
   }
@@ -60,9 +62,7 @@ import TetherTesting
     try await withTemporaryDirectory { root in
       let runtime = root.appending(path: "runtime")
       try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-      let killed = Process()
-      killed.executableURL = URL(filePath: helperPath)
-      killed.arguments = ["save-loop", root.appending(path: "loop.json").path]
+      let killed = try helperProcess(.saveLoop(file: root.appending(path: "loop.json").path))
       killed.environment = ["XDG_RUNTIME_DIR": runtime.path]
       try killed.run()
       // Its folder is whole once `wake` is in it: killed before, it would be a half-made one,
@@ -75,8 +75,8 @@ import TetherTesting
       }
       kill(killed.processIdentifier, SIGKILL)
       await Task.detached { killed.waitUntilExit() }.value
-      let next = try await runChild(
-        helperPath, ["count-watches", root.appending(path: "files").path, "1", "1"],
+      let next = try await runHelper(
+        .countWatches(folder: root.appending(path: "files").path, folders: 1, files: 1),
         environment: ["XDG_RUNTIME_DIR": runtime.path])
       #expect(next.status == 0, "\(next.errors)")
       #expect(try FileManager.default.contentsOfDirectory(atPath: runtime.path).isEmpty)
@@ -110,8 +110,8 @@ import TetherTesting
       let fd = open(live.appending(path: "wake").path, O_RDONLY)
       #expect(fd >= 0 && flock(fd, LOCK_EX) == 0)
       defer { close(fd) }
-      let result = try await runChild(
-        helperPath, ["count-watches", root.appending(path: "files").path, "1", "1"],
+      let result = try await runHelper(
+        .countWatches(folder: root.appending(path: "files").path, folders: 1, files: 1),
         environment: ["XDG_RUNTIME_DIR": runtime.path])
       #expect(result.status == 0, "\(result.errors)")
       #expect(
@@ -124,20 +124,20 @@ import TetherTesting
   /// kernel lists them in hex: read as decimal, 10 to 15 looked dropped already and were kept).
   @Test func everyReleasedFolderIsUnwatchedInTheKernel() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["release-folders", root.path])
+      let result = try await runHelper(.releaseFolders(folder: root.path))
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["inotifyWatches"] as? Int == 1, "\(result.output)")
-      #expect(result.report["kernelWatches"] as? Int == 1, "\(result.output)")
-      #expect(result.report["rebuilds"] as? Int == 0, "\(result.output)")
+      #expect(result.report.inotifyWatches == 1, "\(result.output)")
+      #expect(result.report.kernelWatches == 1, "\(result.output)")
+      #expect(result.report.rebuilds == 0, "\(result.output)")
     }
   }
 
   @Test func twentyThousandCreationsWhilePausedOverflowThenRescan() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["overflow", root.path])
+      let result = try await runHelper(.overflow(folder: root.path))
       #expect(result.status == 0, "\(result.errors)")
-      #expect((result.report["overflows"] as? Int ?? 0) >= 1, "\(result.output)")
-      #expect(result.report["delivered"] as? Int == 1, "the rescan found the final content")
+      #expect((result.report.overflows ?? 0) >= 1, "\(result.output)")
+      #expect(result.report.delivered == 1, "the rescan found the final content")
     }
   }
 
@@ -147,12 +147,12 @@ import TetherTesting
     try await withTemporaryDirectory { root in
       let runtime = root.appending(path: "runtime")
       try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
-      let result = try await runChild(
-        helperPath, ["overflow-lost-wake", root.appending(path: "files").path],
+      let result = try await runHelper(
+        .overflowLostWake(folder: root.appending(path: "files").path),
         environment: ["XDG_RUNTIME_DIR": runtime.path])
       #expect(result.status == 0, "\(result.errors)")
-      #expect((result.report["overflows"] as? Int ?? 0) >= 1, "\(result.output)")
-      #expect(result.report["returned"] as? Int == 1, "\(result.output)")
+      #expect((result.report.overflows ?? 0) >= 1, "\(result.output)")
+      #expect(result.report.returned == true, "\(result.output)")
     }
   }
 
@@ -160,9 +160,9 @@ import TetherTesting
   /// being written, and its empty state is not delivered while the writer has yet to write.
   @Test func aFileTruncatedDuringAnOverflowWaitsForItsWriter() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["overflow-mid-write", root.path])
+      let result = try await runHelper(.overflowMidWrite(folder: root.path))
       #expect(result.status == 0, "\(result.errors)")
-      #expect((result.report["overflows"] as? Int ?? 0) >= 1, "\(result.output)")
+      #expect((result.report.overflows ?? 0) >= 1, "\(result.output)")
       expectOnlyTheWrittenBytes(result)
     }
   }
@@ -171,7 +171,7 @@ import TetherTesting
   /// for the thread to catch up, and so for the writer, instead of delivering the empty file.
   @Test func aCheckWaitsForTheEventsQueuedBeforeIt() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["lagging-mid-write", root.path])
+      let result = try await runHelper(.laggingMidWrite(folder: root.path))
       #expect(result.status == 0, "\(result.errors)")
       expectOnlyTheWrittenBytes(result)
     }
@@ -181,8 +181,7 @@ import TetherTesting
   /// the events queued before it, not for the first wake-up the thread reads.
   @Test func aCheckWaitsForTheEventsQueuedBeforeItNotAnEarlierWakeUp() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(
-        helperPath, ["lagging-mid-write", root.path, "behind-a-wake"])
+      let result = try await runHelper(.laggingMidWrite(folder: root.path, behindAWake: true))
       #expect(result.status == 0, "\(result.errors)")
       expectOnlyTheWrittenBytes(result)
     }
@@ -193,7 +192,7 @@ import TetherTesting
   /// truncated.
   @Test func anEmptiedFileIsWaitedForFromItsTruncationNotItsLateCheck() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["emptied-behind-a-slow-subscriber", root.path])
+      let result = try await runHelper(.emptiedBehindASlowSubscriber(folder: root.path))
       #expect(result.status == 0, "\(result.errors)")
       expectOnlyTheWrittenBytes(result)
     }
@@ -202,9 +201,9 @@ import TetherTesting
   /// A check waiting for the watcher thread to catch up holds up no other file's delivery.
   @Test func aCheckWaitingForTheThreadHoldsUpNoOtherFile() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["missing-while-a-check-waits", root.path])
+      let result = try await runHelper(.missingWhileACheckWaits(folder: root.path))
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["missingWhilePaused"] as? Int == 1, "\(result.output)")
+      #expect(result.report.missingWhilePaused == true, "\(result.output)")
     }
   }
 
@@ -212,12 +211,12 @@ import TetherTesting
   /// library afresh re-reads every watched file), and the folder is watched again when remade.
   @Test func aDeletedFolderLeavesTheOtherWatchesAlone() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["drop-one-folder", root.path])
+      let result = try await runHelper(.dropOneFolder(folder: root.path))
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["missing"] as? Int == 1, "\(result.output)")
-      #expect(result.report["changed"] as? Int == 1, "\(result.output)")
-      #expect(result.report["rebuildsAfterDrop"] as? Int == 0, "\(result.output)")
-      #expect(result.report["back"] as? Int == 1, "\(result.output)")
+      #expect(result.report.missing == true, "\(result.output)")
+      #expect(result.report.changed == true, "\(result.output)")
+      #expect(result.report.rebuildsAfterDrop == 0, "\(result.output)")
+      #expect(result.report.back == true, "\(result.output)")
       #expect(!result.errors.contains("Failed to remove watch"), "\(result.errors)")
     }
   }
@@ -227,13 +226,13 @@ import TetherTesting
   /// the thread takes the watch over is delivered; no watch is counted twice or left behind.
   @Test func aNewFoldersWatchIsAddedWithoutWaitingForTheThread() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(
-        helperPath, ["watch-while-paused", root.path], timeout: .seconds(60))
+      let result = try await runHelper(
+        .watchWhilePaused(folder: root.path), timeout: .seconds(60))
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["delivered"] as? Int == 1, "\(result.output)")
-      #expect(result.report["kernelWatches"] as? Int == 3, "control, root and new")
-      #expect(result.report["countedWatches"] as? Int == 3, "\(result.output)")
-      #expect(result.report["kernelWatchesAfterRelease"] as? Int == 2, "\(result.output)")
+      #expect(result.report.delivered == 1, "\(result.output)")
+      #expect(result.report.kernelWatches == 3, "control, root and new")
+      #expect(result.report.countedWatches == 3, "\(result.output)")
+      #expect(result.report.kernelWatchesAfterRelease == 2, "\(result.output)")
     }
   }
 
@@ -242,14 +241,14 @@ import TetherTesting
   /// idle is watched afresh.
   @Test func aFolderKeepsItsWatchForAMomentAfterItsLastFile() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["rewatch-folder", root.path])
+      let result = try await runHelper(.rewatchFolder(folder: root.path))
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["stood"] as? Int == 1, "\(result.output)")
-      #expect(result.report["delivered"] as? Int == 1, "\(result.output)")
-      #expect(result.report["kernelWatchesLeft"] as? Int == 1, "\(result.output)")
-      let releasedAfter = result.report["releasedAfterMs"] as? Int ?? 0
+      #expect(result.report.stood == true, "\(result.output)")
+      #expect(result.report.delivered == 1, "\(result.output)")
+      #expect(result.report.kernelWatchesLeft == 1, "\(result.output)")
+      let releasedAfter = result.report.releasedAfterMilliseconds ?? 0
       #expect(releasedAfter >= 900, "released \(releasedAfter) ms after the last cancel")
-      #expect(result.report["deliveredAgain"] as? Int == 1, "\(result.output)")
+      #expect(result.report.deliveredAgain == true, "\(result.output)")
     }
   }
 
@@ -258,16 +257,14 @@ import TetherTesting
   /// folder is looked for again, so a second write still arrives, and nothing is polled. A
   /// folder found so whose old watch the kernel dropped is watched afresh, not through the
   /// library's stale entry (whose descriptor no event comes to).
-  @Test(arguments: [
-    "made-before-ancestor-watch", "ancestor-removed-before-watch",
-    "dropped-folder-found-later",
-  ])
-  func aFolderChangedJustBeforeItsAncestorIsWatchedIsFound(_ scenario: String) async throws {
+  @Test(arguments: AncestorChange.allCases)
+  func aFolderChangedJustBeforeItsAncestorIsWatchedIsFound(_ change: AncestorChange) async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, [scenario, root.appending(path: "r").path])
+      let result = try await runHelper(
+        .ancestorChange(change, folder: root.appending(path: "r").path))
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["deliveredAgain"] as? Int == 1, "\(result.output)")
-      #expect(result.report["polled"] as? Int == 0, "\(result.output)")
+      #expect(result.report.deliveredAgain == true, "\(result.output)")
+      #expect(result.report.polled == 0, "\(result.output)")
     }
   }
 
@@ -275,12 +272,12 @@ import TetherTesting
   /// write in the folder's new place is not taken for the file, which is watched at its path.
   @Test func aFolderMovedAwayIsWatchedAtItsPathNotFollowed() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["move-folder-away", root.path])
+      let result = try await runHelper(.moveFolderAway(folder: root.path))
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["missing"] as? Int == 1, "\(result.output)")
-      #expect(result.report["back"] as? Int == 1, "\(result.output)")
-      #expect(result.report["wrongFile"] as? Int == 0, "\(result.output)")
-      #expect(result.report["kernelWatches"] as? Int == 2, "the control file's and root's")
+      #expect(result.report.missing == true, "\(result.output)")
+      #expect(result.report.back == true, "\(result.output)")
+      #expect(result.report.wrongFile == 0, "\(result.output)")
+      #expect(result.report.kernelWatches == 2, "the control file's and root's")
       #expect(!result.errors.contains("Failed to remove watch"), "\(result.errors)")
     }
   }
@@ -289,19 +286,19 @@ import TetherTesting
   /// to the next watch of the same folder: removing a dead watch must start it afresh instead.
   @Test func aFolderDeletedAsItsLastWatchEndsIsWatchedAgainWhenRemade() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["rewatch-deleted-folder", root.path])
+      let result = try await runHelper(.rewatchDeletedFolder(folder: root.path))
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["delivered"] as? Int == 1, "\(result.output)")
+      #expect(result.report.delivered == 1, "\(result.output)")
       #expect(!result.errors.contains("Failed to remove watch"), "\(result.errors)")
     }
   }
 
   @Test func aDescriptorPast1024FallsBackToPollingAndStillDelivers() async throws {
     try await withTemporaryDirectory { root in
-      let result = try await runChild(helperPath, ["many-descriptors", root.path])
+      let result = try await runHelper(.manyDescriptors(folder: root.path))
       #expect(result.status == 0, "exits 0 instead of aborting in select(): \(result.errors)")
-      #expect((result.report["fallback"] as? String)?.contains("select()") == true)
-      #expect(result.report["delivered"] as? Int == 2, "both files of the folder")
+      #expect(result.report.fallback?.contains("select()") == true)
+      #expect(result.report.delivered == 2, "both files of the folder")
     }
   }
 
@@ -309,7 +306,7 @@ import TetherTesting
   func underLoweredLimit(
     _ limit: String, to value: Int, folders: [String]
   ) async throws
-    -> ChildResult?
+    -> HelperRun?
   {
     let probe = try await runChild("/usr/bin/unshare", ["-U", "-r", "true"])
     guard probe.status == 0, FileManager.default.fileExists(atPath: "/proc/sys/user/\(limit)")
@@ -317,9 +314,11 @@ import TetherTesting
       print("skipped: unshare -U -r or /proc/sys/user/\(limit) is unavailable: \(probe.errors)")
       return nil
     }
-    let script = "echo \(value) > /proc/sys/user/\(limit) && exec \"$0\" watch-folders \"$@\""
-    return try await runChild(
-      "/usr/bin/unshare", ["-U", "-r", "/bin/sh", "-c", script, helperPath] + folders)
+    // The helper's path is the script's $0, its command $1.
+    let script = "echo \(value) > /proc/sys/user/\(limit) && exec \"$0\" \"$@\""
+    return try await runHelper(
+      .watchFolders(folders: folders),
+      launcher: ["/usr/bin/unshare", "-U", "-r", "/bin/sh", "-c", script])
   }
 
   @Test func theWatchLimitFallsBackToPollingForTheFoldersOverIt() async throws {
@@ -330,10 +329,10 @@ import TetherTesting
         let result = try await underLoweredLimit("max_inotify_watches", to: 1, folders: folders)
       else { return }
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["delivered"] as? Int == 6, "two files a folder: \(result.output)")
+      #expect(result.report.delivered == 6, "two files a folder: \(result.output)")
       // A file that joins a folder already polled is polled too.
-      #expect(result.report["polled"] as? Int == 6, "\(result.output)")
-      #expect((result.report["pollReasons"] as? [String])?.first?.contains("watch limit") == true)
+      #expect(result.report.polled == 6, "\(result.output)")
+      #expect(result.report.pollReasons?.first?.contains("watch limit") == true)
     }
   }
 
@@ -344,8 +343,8 @@ import TetherTesting
           "max_inotify_instances", to: 0, folders: [root.appending(path: "f").path])
       else { return }
       #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report["delivered"] as? Int == 2, "two files: \(result.output)")
-      #expect((result.report["fallback"] as? String)?.contains("instance limit") == true)
+      #expect(result.report.delivered == 2, "two files: \(result.output)")
+      #expect(result.report.fallback?.contains("instance limit") == true)
     }
   }
 }
@@ -353,11 +352,11 @@ import TetherTesting
 /// What a mid-write scenario must report: the writer's bytes arrived, once, and the empty file
 /// it left for a while never did.
 private func expectOnlyTheWrittenBytes(
-  _ result: ChildResult, sourceLocation: SourceLocation = #_sourceLocation
+  _ result: HelperRun, sourceLocation: SourceLocation = #_sourceLocation
 ) {
   #expect(
-    result.report["delivered"] as? Int == 1, "\(result.output)", sourceLocation: sourceLocation)
-  #expect(result.report["empty"] as? Int == 0, "\(result.output)", sourceLocation: sourceLocation)
+    result.report.delivered == 1, "\(result.output)", sourceLocation: sourceLocation)
+  #expect(result.report.empty == 0, "\(result.output)", sourceLocation: sourceLocation)
   #expect(
-    result.report["deliveries"] as? Int == 1, "\(result.output)", sourceLocation: sourceLocation)
+    result.report.deliveries == 1, "\(result.output)", sourceLocation: sourceLocation)
 }

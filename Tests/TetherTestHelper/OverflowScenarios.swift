@@ -1,0 +1,87 @@
+import Foundation
+import TetherWatcher
+
+// The kernel's inotify queue overflowing while the watcher is paused.
+extension Helper {
+  /// Files whose creation (a create and a close event each) overflows the kernel's inotify
+  /// queue: at least 20,000, more where the queue was made longer than the 16,384 default.
+  static var overflowingFileCount: Int {
+    let limit =
+      (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
+      .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16_384
+    return max(20_000, limit + 1_000)
+  }
+
+  /// `overflow`: pauses the watcher, creates 20,000 files beside the watched one in `folder` and
+  /// changes it, then resumes and waits for the change.
+  static func overflow(folder: String) {
+    let file = "\(folder)/data.json"
+    write(file, "before")
+    let delivered = DispatchSemaphore(value: 0)
+    let watch = FileWatcher.shared.watch(file) { content in
+      if content == .data(Data("after".utf8)) { delivered.signal() }
+    }
+    FileWatcher.shared.pauseForTesting()
+    for index in 0..<overflowingFileCount { write("\(folder)/noise\(index)", "") }
+    write(file, "after")
+    FileWatcher.shared.resumeForTesting()
+    let result = delivered.wait(timeout: .now() + 20)
+    report(FileWatcher.shared.statistics) { $0.delivered = result == .success ? 1 : 0 }
+    withExtendedLifetime(watch) {}
+  }
+
+  /// `overflowLostWake` (with `XDG_RUNTIME_DIR` a folder of its own): with the watcher paused
+  /// and its queue overflowed, watches a file in a new folder of `folder` from another thread,
+  /// whose wake-up of the watcher thread (a write to the control file) is lost to the overflow.
+  /// Resumes the watcher and reports whether that watch call returned.
+  static func overflowLostWake(folder: String) {
+    make(folder)
+    let watch = FileWatcher.shared.watch("\(folder)/data.json") { _ in }
+    FileWatcher.shared.pauseForTesting()
+    for index in 0..<overflowingFileCount { write("\(folder)/noise\(index)", "") }
+    // A folder not made yet: its caller waits for the thread, which watches it through its
+    // parent (a caller adds a new folder's watch itself only when the folder is there).
+    make("\(folder)/new")
+    let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]!
+    let controls = try! FileManager.default.contentsOfDirectory(atPath: runtime)
+      .filter { $0.hasPrefix("tether-watch-") }
+    guard controls.count == 1 else { fail("expected one control folder, found \(controls)") }
+    let control = "\(runtime)/\(controls[0])/wake"
+    func modified() -> Date {
+      try! FileManager.default.attributesOfItem(atPath: control)[.modificationDate] as! Date
+    }
+    let pausedAt = modified()
+    let returned = DispatchSemaphore(value: 0)
+    Thread {
+      let second = FileWatcher.shared.watch("\(folder)/new/later/data.json") { _ in }
+      returned.signal()
+      withExtendedLifetime(second) {}
+    }.start()
+    // Resumed only once the wake-up is written: before it, the reader would make room for it.
+    let deadline = ContinuousClock.now + .seconds(30)
+    while modified() == pausedAt && ContinuousClock.now < deadline { usleep(1_000) }
+    FileWatcher.shared.resumeForTesting()
+    let result = returned.wait(timeout: .now() + 20)
+    report(FileWatcher.shared.statistics) { $0.returned = result == .success }
+    withExtendedLifetime(watch) {}
+  }
+
+  /// `overflowMidWrite`: with the watcher paused, overflows its queue and truncates the watched
+  /// file of `folder` (a writer opened it and has not written yet); resumes it, waits past the
+  /// settle delay, then writes and closes. Only the written content may arrive, never the empty
+  /// file.
+  static func overflowMidWrite(folder: String) {
+    let file = "\(folder)/data.json"
+    write(file, "before")
+    let recorder = TextRecorder(awaiting: "after")
+    let watch = FileWatcher.shared.watch(file) { recorder.record($0) }
+    FileWatcher.shared.pauseForTesting()
+    for index in 0..<overflowingFileCount { write("\(folder)/noise\(index)", "") }
+    let writer = FileHandle(forWritingAtPath: file)!
+    try! writer.truncate(atOffset: 0)
+    FileWatcher.shared.resumeForTesting()
+    Thread.sleep(forTimeInterval: 0.2)
+    finishWriting(writer, recorder)
+    withExtendedLifetime(watch) {}
+  }
+}
