@@ -116,9 +116,8 @@ let package = Package(
     ),
     .testTarget(
       name: "TetherWatcherTests",
-      // The file-storage plugin too: each editor's save is also checked through a file key.
       dependencies: [
-        "TetherWatcher", "Tether", "TetherFileStorage", "TetherTesting", "tether-test-helper",
+        "TetherWatcher", "TetherFiles", "TetherTesting", "tether-test-helper",
         "TetherTestHelperSupport",
       ],
       swiftSettings: swiftSettings
@@ -126,7 +125,8 @@ let package = Package(
     .testTarget(
       name: "TetherFileStorageTests",
       dependencies: [
-        "TetherFileStorage", "TetherTesting", "tether-test-helper", "TetherTestHelperSupport",
+        "TetherFileStorage", "TetherWatcher", "TetherTesting", "tether-test-helper",
+        "TetherTestHelperSupport",
       ],
       swiftSettings: swiftSettings
     ),

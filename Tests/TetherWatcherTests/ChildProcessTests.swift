@@ -3,40 +3,10 @@ import Testing
 import TetherTestHelperSupport
 import TetherTesting
 
-/// Situations that need a process of their own: exact watch counts, a paused watcher, a
-/// descriptor table already past 1024, lowered kernel limits.
+/// Situations that need a process of their own: the process's watcher on libinotifytools (one a
+/// process) paused, overflowed or out of watches, a descriptor table already past 1024, lowered
+/// kernel limits. Exact counts on a watcher of its own run in process (`WatchCountTests`).
 @Suite(.timeLimit(.minutes(3))) struct ChildProcessTests {
-  @Test func aThousandFilesInTenFoldersUseTenWatchesPlusTheControlFile() async throws {
-    try await withTemporaryDirectory { root in
-      let result = try await runHelper(.countWatches(folder: root.path, folders: 10, files: 1000))
-      #expect(result.status == 0, "\(result.errors)")
-      #expect(result.report.inotifyWatches == 11)
-      #expect(result.report.watchedFiles == 1000)
-      #expect(result.report.polled == 0)
-    }
-  }
-
-  /// Each new folder's watch is added by looking at that folder alone: looking at every folder
-  /// for each new one made a start with a key per folder quadratic (4,000 folders took 8.7 s).
-  /// With `watchedRoot`, each folder is made inside a watched one: it is looked at for its
-  /// key's request, not again for its creation's event (which looked at every folder).
-  @Test(arguments: [false, true])
-  func aFolderPerFileIsWatchedLookingAtEachFolderOnce(watchedRoot: Bool) async throws {
-    try await withTemporaryDirectory { root in
-      let folders = 800
-      let result = try await runHelper(
-        .countWatches(folder: root.path, folders: folders, files: folders, watchedRoot: watchedRoot)
-      )
-      #expect(result.status == 0, "\(result.errors)")
-      // The root's own watch, with `watchedRoot`, and the control file's.
-      let more = watchedRoot ? 2 : 1
-      #expect(result.report.inotifyWatches == folders + more)
-      // About 800 when each is looked at once; 320,400 when every folder is, each time.
-      let examined = try #require(result.report.examinedDirectories)
-      #expect(examined >= folders && examined <= folders + 10)
-    }
-  }
-
   /// `readdir`'s last record can end right before unmapped memory (a shared `/tmp` with
   /// thousands of entries made this crash one run in two): a listing reads only the record.
   @Test func aDirectoryRecordEndingAtAnUnmappedPageIsReadInPlace() async throws {
@@ -121,7 +91,8 @@ import TetherTesting
   }
 
   /// Released folders are unwatched in the kernel too, whatever their watch descriptor (the
-  /// kernel lists them in hex: read as decimal, 10 to 15 looked dropped already and were kept).
+  /// kernel lists them in hex: read as decimal, 10 to 15 looked dropped already and were kept),
+  /// through libinotifytools as through the kernel's calls (`WatchCountTests`).
   @Test func everyReleasedFolderIsUnwatchedInTheKernel() async throws {
     try await withTemporaryDirectory { root in
       let result = try await runHelper(.releaseFolders(folder: root.path))

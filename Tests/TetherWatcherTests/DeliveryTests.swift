@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TetherFiles
+import TetherTestHelperSupport
 import TetherTesting
 import TetherWatcher
 
@@ -167,7 +168,7 @@ extension DeliveryTests {
       }
       // Every watch was released: the flooded folder's watch (its anchor's) stands, and
       // `root`'s goes.
-      let (rootInode, floodedInode) = (try inode(root), try inode(flooded))
+      let (rootInode, floodedInode) = (try EditorTools.inode(root), try EditorTools.inode(flooded))
       try await expectEventually(timeout: .seconds(30), "the flooded folder's watch stands") {
         try kernelWatchedInodes().contains(floodedInode)
       }
@@ -247,10 +248,4 @@ func kernelWatchedInodes() throws -> Set<UInt64> {
     inodes.insert(try #require(UInt64(field.dropFirst(4), radix: 16)))
   }
   return inodes
-}
-
-/// The inode of the file or folder at `url`.
-func inode(_ url: URL) throws -> UInt64 {
-  let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-  return try #require((attributes[.systemFileNumber] as? NSNumber)?.uint64Value)
 }
