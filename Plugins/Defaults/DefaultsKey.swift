@@ -74,7 +74,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
     guard case .success = coding else { return SharedSubscription {} }
-    subscriber.takeChangesInline(self)
+    subscriber.takeChangesInline(from: self) { value in saveInline(value) }
     return file.subscribe(name, saved: { subscriber.yieldSaveResult($0) }) { lookup in
       do {
         if let value = try value(of: lookup) {
@@ -136,10 +136,10 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   }
 }
 
-extension DefaultsKey: InlineSavingKey {
+extension DefaultsKey {
   /// Takes a `withLock` change for the file's throttled writer; its outcome goes to the holders
   /// through their subscriptions. A value that has no literal takes a continuation, to fail it.
-  package func saveInline(_ value: Value) -> Bool {
+  fileprivate func saveInline(_ value: Value) -> Bool {
     let literal: String?
     do {
       literal = try self.literal(for: value)

@@ -110,7 +110,11 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   public func subscribe(
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    subscriber.takeChangesInline(self)
+    // A `withLock` change goes to the throttled writer; its outcome to the subscribers.
+    subscriber.takeChangesInline(from: self) { [store, coder] value in
+      store.saveInline(value, encoder: coder)
+      return true
+    }
     return store.subscribe(saved: subscriber.yieldSaveResult) { [store, coder] content in
       switch content {
       case .missing:
@@ -136,14 +140,6 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   /// Writes the value: throttled after `withLock`, at once for `save()`.
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
     store.save(value, context: context, encoder: coder, continuation: continuation)
-  }
-}
-
-extension FileStorageKey: InlineSavingKey {
-  /// Takes a `withLock` change for the throttled writer; its outcome goes to the subscribers.
-  package func saveInline(_ value: Value) -> Bool {
-    store.saveInline(value, encoder: coder)
-    return true
   }
 }
 

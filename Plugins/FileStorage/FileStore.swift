@@ -142,7 +142,7 @@ final class FileStore: PendingWrites, Sendable {
 
   /// Takes the file a key opened as it resolved the path: read now if a load will want it (no
   /// holder watches the file yet), so that the load need not open it again.
-  func offer(_ file: consuming OpenedFile<WatchMark>) {
+  func offer(_ file: consuming OpenedFile) {
     guard state.withLock({ $0.watch == nil }) else { return }
     let mark = file.mark
     let content = file.read()

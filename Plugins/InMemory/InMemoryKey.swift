@@ -49,7 +49,11 @@ public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   public func subscribe(
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    subscriber.takeChangesInline(self)
+    // Storing in memory cannot fail: there is no outcome to tell.
+    subscriber.takeChangesInline(from: self) { [cell] value in
+      cell.store(value)
+      return true
+    }
     return SharedSubscription {}
   }
 
@@ -57,14 +61,6 @@ public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
     cell.store(value)
     continuation.resume()
-  }
-}
-
-extension InMemoryKey: InlineSavingKey {
-  /// Stores the value: storing in memory cannot fail, so there is no outcome to tell.
-  package func saveInline(_ value: Value) -> Bool {
-    cell.store(value)
-    return true
   }
 }
 

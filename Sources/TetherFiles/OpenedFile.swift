@@ -5,14 +5,14 @@ import Synchronization
 /// A file opened as its path was resolved (see ``ResolvedPath/opening(_:marking:)``), and the
 /// mark its folder's watcher gave just before: its first read is then a baseline that the
 /// watcher can check against later events. Closed when it goes.
-package struct OpenedFile<Mark: Sendable>: ~Copyable {
+package struct OpenedFile: ~Copyable {
   /// Where the folder's watcher stood before the file was opened.
-  package let mark: Mark
+  package let mark: WatchMark
   /// -1 when there was no file at the path.
   private let descriptor: Int32
   private let path: String
 
-  init(mark: Mark, descriptor: Int32, path: String) {
+  init(mark: WatchMark, descriptor: Int32, path: String) {
     self.mark = mark
     self.descriptor = descriptor
     self.path = path

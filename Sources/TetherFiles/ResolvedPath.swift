@@ -3,12 +3,12 @@ import Glibc
 import Synchronization
 
 /// A file key's resolved path and folder, and the file itself when it was opened on the way.
-package struct ResolvedFile<Mark: Sendable>: ~Copyable {
+package struct ResolvedFile: ~Copyable {
   package let path: String
   package let folder: HashedPath
-  package var opened: OpenedFile<Mark>?
+  package var opened: OpenedFile?
 
-  init(path: String, folder: HashedPath, opened: consuming OpenedFile<Mark>?) {
+  init(path: String, folder: HashedPath, opened: consuming OpenedFile?) {
     self.path = path
     self.folder = folder
     self.opened = opened
@@ -37,9 +37,9 @@ package enum ResolvedPath {
   /// watcher's, when it watches the folder; see ``OpenedFile``): a key that loads its file then
   /// needs no `open` of its own to read it. Most keys are in folders watched for the keys
   /// before them.
-  package static func opening<Mark>(
-    _ url: URL, marking mark: (HashedPath) -> Mark?
-  ) -> ResolvedFile<Mark> {
+  package static func opening(
+    _ url: URL, marking mark: (HashedPath) -> WatchMark?
+  ) -> ResolvedFile {
     let path = LexicalPath.normalized(plainPath(of: url))
     let folder = lexicalFolder(of: path)
     // Taken before the file is opened: what is read then is checked against later events.
@@ -61,9 +61,9 @@ package enum ResolvedPath {
     case .linkOnTheWay, .cannotTell:
       let resolved = resolve(path, after: outcome)
       return ResolvedFile(
-        path: resolved.path, folder: resolved.folder, opened: OpenedFile<Mark>?.none)
+        path: resolved.path, folder: resolved.folder, opened: OpenedFile?.none)
     }
-    return ResolvedFile(path: path, folder: folder, opened: OpenedFile<Mark>?.none)
+    return ResolvedFile(path: path, folder: folder, opened: OpenedFile?.none)
   }
 
   /// The percent-encoded path is the plain one when nothing in it is encoded, and is had

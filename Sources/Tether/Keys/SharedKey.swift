@@ -9,18 +9,6 @@ public protocol SharedKey<Value>: SharedReaderKey {
   func save(_ value: Value, context: SaveContext, continuation: SaveContinuation)
 }
 
-/// A key of Tether's own that takes a change made through ``Shared/withLock(_:)`` without a
-/// continuation: its save cannot fail (memory), or its outcome reaches the holders through their
-/// subscription (a throttled file). Such a key offers itself from `subscribe`
-/// (``SharedSubscriber/takeChangesInline(_:)``), so a shared value learns it once, with no cast;
-/// every other key is given a ``SaveContinuation`` per change.
-package protocol InlineSavingKey<Value>: SharedKey {
-  /// Takes `value` from a `withLock`, telling its outcome, if it can fail, to the key's
-  /// subscribers; `false` to be given a continuation through `save` instead (a registered key
-  /// that does not resolve, to fail it).
-  func saveInline(_ value: Value) -> Bool
-}
-
 /// Why a key is asked to save a value.
 public enum SaveContext: Hashable, Sendable {
   /// The value changed through ``Shared/withLock(_:)``; the key may throttle the write.

@@ -7,9 +7,16 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   private let callback: @Sendable (Result<Value?, any Error>) -> Void
   private let onLoading: @Sendable (Bool) -> Void
   private let onSaved: @Sendable (Result<Void, any Error>) -> Void
-  /// Told of a key that takes changes inline (see ``takeChangesInline(_:)``).
-  private let onInline:
-    (@Sendable (any InlineSavingKey<Value>, _ forwarders: [ObjectIdentifier]) -> Void)?
+  /// Told of a key that takes changes inline (see ``takeChangesInline(from:_:)``): its type,
+  /// how it takes one, and the keys that handed this subscriber on to it.
+  private let onInline: InlineOffer?
+
+  /// What ``takeChangesInline(from:_:)`` tells the shared value.
+  package typealias InlineOffer =
+    @Sendable (
+      _ keyType: ObjectIdentifier, _ save: @escaping @Sendable (Value) -> Bool,
+      _ forwarders: [ObjectIdentifier]
+    ) -> Void
   /// The types of Tether's own keys that handed this subscriber on (see
   /// ``forwardingInline(by:)``).
   private var forwarders: [ObjectIdentifier] = []
@@ -33,9 +40,7 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     callback: @escaping @Sendable (Result<Value?, any Error>) -> Void,
     onLoading: @escaping @Sendable (Bool) -> Void,
     onSaved: @escaping @Sendable (Result<Void, any Error>) -> Void,
-    onInline:
-      @escaping @Sendable (any InlineSavingKey<Value>, _ forwarders: [ObjectIdentifier])
-      -> Void
+    onInline: @escaping InlineOffer
   ) {
     self.callback = callback
     self.onLoading = onLoading
@@ -59,17 +64,25 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   public func yieldLoading(_ isLoading: Bool = true) { onLoading(isLoading) }
 
   /// Tells how writing a change the holders asked for earlier went (a change the key took
-  /// inline, see ``InlineSavingKey``, or one kept after a failure and written by a flush):
+  /// inline, see ``takeChangesInline(from:_:)``, or one kept after a failure and written by a
+  /// flush):
   /// holders clear `saveError` on success and set it on failure.
   package func yieldSaveResult(_ result: Result<Void, any Error>) { onSaved(result) }
 
-  /// Offers `key` to take the shared value's changes through ``InlineSavingKey/saveInline(_:)``
-  /// rather than a continuation each; call from `subscribe`. The value takes the offer when the
-  /// key it saves through is of `key`'s type, or of the type of a key of Tether's own that
-  /// handed this subscriber on to `key` (``forwardingInline(by:)``): an app's key that wraps
-  /// another and hands on the subscriber it was given keeps its own `save`.
-  package func takeChangesInline(_ key: some InlineSavingKey<Value>) {
-    onInline?(key, forwarders)
+  /// Offers to take the shared value's changes made through `withLock` with `save`, called on
+  /// the mutating thread, rather than through `key`'s `save` with a continuation each: for a
+  /// key of Tether's own whose save cannot fail (memory), or whose outcome it tells through
+  /// ``yieldSaveResult(_:)`` (a throttled file). `save` returns `false` to have that change
+  /// saved with a continuation after all. Call from `subscribe`.
+  ///
+  /// The value takes the offer when the key it saves through is of `key`'s type, or of the
+  /// type of a key of Tether's own that handed this subscriber on to `key`
+  /// (``forwardingInline(by:)``): an app's key that wraps another and hands on the subscriber it
+  /// was given keeps its own `save`.
+  package func takeChangesInline(
+    from key: some SharedKey<Value>, _ save: @escaping @Sendable (Value) -> Bool
+  ) {
+    onInline?(ObjectIdentifier(type(of: key)), save, forwarders)
   }
 
   /// This subscriber, handed on by `forwarder`, a key of Tether's own that saves through the

@@ -26,9 +26,11 @@ extension StoredReference {
       callback: { result in self.finishLoad(result) },
       onLoading: { isLoading in self.setLoading(isLoading) },
       onSaved: { result in self.saveFinished(result) },
-      onInline: { key, forwarders in
+      onInline: { keyType, save, forwarders in
         self.lock.withLock {
-          self.inlineOffer = (key, forwarders)
+          self.inlineOfferKeyType = keyType
+          self.inlineOfferSave = save
+          self.inlineOfferForwarders = forwarders
           self.decideInline()
         }
       })

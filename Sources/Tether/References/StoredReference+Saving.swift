@@ -6,10 +6,10 @@ extension StoredReference {
     return lock.withLock { lastSaveError }
   }
 
-  /// Hands a change to the key: inline when it takes changes so, else with a continuation.
+  /// Hands a change to the key with a continuation: the path of keys that do not take changes
+  /// inline.
   @usableFromInline
   func save(_ newValue: Value, through writer: Writer<Value>) {
-    if inlineSaver?.saveInline(newValue) == true { return }
     writer.key.save(newValue, context: .didSet, continuation: SaveContinuation(target: self))
   }
 
@@ -48,14 +48,13 @@ extension StoredReference {
   /// the writer (a key of Tether's own) handed the subscriber on to. An app's key that wraps
   /// another keeps its own `save`. Call holding `lock`.
   func decideInline() {
-    guard let offer = inlineOffer, let writer else {
-      inlineSaver = nil
+    guard let keyType = inlineOfferKeyType, let writer else {
+      inlineSave = nil
       return
     }
     let writerType = ObjectIdentifier(type(of: writer.key))
-    let standsForWriter =
-      ObjectIdentifier(type(of: offer.key)) == writerType || offer.forwarders.contains(writerType)
-    inlineSaver = standsForWriter ? offer.key : nil
+    let standsForWriter = keyType == writerType || inlineOfferForwarders.contains(writerType)
+    inlineSave = standsForWriter ? inlineOfferSave : nil
   }
 
   /// The key a report about one of this value's saves names.

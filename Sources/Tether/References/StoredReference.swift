@@ -55,11 +55,13 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   @usableFromInline @exclusivity(unchecked) var hasObservers = false
   /// Where saves go (set at creation or adopted later).
   @usableFromInline @exclusivity(unchecked) var writer: Writer<Value>?
-  /// The key that offered to take changes inline as the value subscribed, and the types of the
-  /// keys of Tether's own that handed it the subscriber.
-  var inlineOffer: (key: any InlineSavingKey<Value>, forwarders: [ObjectIdentifier])?
-  /// The key changes are saved through inline: the offer, once it stands for `writer`.
-  var inlineSaver: (any InlineSavingKey<Value>)?
+  /// What the key offered as the value subscribed, to take changes inline: its type, how it
+  /// takes one, and the types of the keys of Tether's own that handed it the subscriber.
+  var inlineOfferKeyType: ObjectIdentifier?
+  var inlineOfferSave: (@Sendable (Value) -> Bool)?
+  var inlineOfferForwarders: [ObjectIdentifier] = []
+  /// How a change is saved inline: the offer, once it stands for `writer`.
+  @usableFromInline @exclusivity(unchecked) var inlineSave: (@Sendable (Value) -> Bool)?
 
   /// A plain shared value, with no key.
   init(value: Value) {
@@ -152,6 +154,7 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   @inlinable
   func mutated(to newValue: Value) {
     guard commit(newValue), let writer else { return }
+    if let inlineSave, inlineSave(newValue) { return }
     save(newValue, through: writer)
   }
 
