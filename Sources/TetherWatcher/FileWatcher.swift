@@ -177,10 +177,9 @@ package final class FileWatcher: Sendable {
   /// ``mark(_:)`` for a file in `directory` (normalized and hashed).
   package func mark(in directory: HashedPath) -> WatchMark? {
     state.withLock { state in
-      guard state.polling.fallback == nil, let folder = state.folders.folder(directory) else {
-        return nil
-      }
-      return state.handshake.mark(of: directory, generation: folder.requestedAt)
+      guard state.polling.fallback == nil, let generation = state.folders.requestedAt(directory)
+      else { return nil }
+      return state.handshake.mark(of: directory, generation: generation)
     }
   }
 

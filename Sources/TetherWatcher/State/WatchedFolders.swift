@@ -39,6 +39,12 @@ package struct WatchedFolders {
   /// The folder `directory`, if a watched file is (or was lately) in it.
   package func folder(_ directory: HashedPath) -> Folder? { folders[directory] }
 
+  /// The generation that asked for `directory`'s watch, if a watched file is (or was lately) in
+  /// it; read in place, without copying the folder's files.
+  package func requestedAt(_ directory: HashedPath) -> UInt64? {
+    folders.index(forKey: directory).map { folders.values[$0].requestedAt }
+  }
+
   /// The watched files in `directory`.
   package func files(in directory: HashedPath) -> Set<HashedPath> {
     folders[directory]?.files ?? []
