@@ -24,8 +24,9 @@ private final class Saves: Sendable {
   func saw(_ context: SaveContext) { if context == .didSet { count.withLock { $0 += 1 } } }
 }
 
-/// Keeps its value in the in-memory key `name`, handing that key its subscriber unchanged.
-private struct CountingKey: SharedKey, Hashable {
+/// Keeps its value in the in-memory key `name`, handing that key its subscriber unchanged, and
+/// counts the saves it is asked for.
+private struct CountingKey: InMemoryForwardingKey, Hashable {
   let name: String
   let saves: Saves
 
@@ -33,16 +34,6 @@ private struct CountingKey: SharedKey, Hashable {
 
   static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }
   func hash(into hasher: inout Hasher) { hasher.combine(name) }
-
-  func load(context: LoadContext<Int>, continuation: LoadContinuation<Int>) {
-    InMemoryKey<Int>.inMemory(name).load(context: context, continuation: continuation)
-  }
-
-  func subscribe(
-    context: LoadContext<Int>, subscriber: SharedSubscriber<Int>
-  ) -> SharedSubscription {
-    InMemoryKey<Int>.inMemory(name).subscribe(context: context, subscriber: subscriber)
-  }
 
   func save(_ value: Int, context: SaveContext, continuation: SaveContinuation) {
     saves.saw(context)

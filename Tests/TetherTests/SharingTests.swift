@@ -250,27 +250,6 @@ private struct ErasedIDKey<Base: Hashable & Sendable>: InMemoryForwardingKey {
   var id: AnyHashable { AnyHashable(base) }
 }
 
-/// A key that keeps its value in memory under `name`, whatever its id.
-private protocol InMemoryForwardingKey: SharedKey<Int> {
-  var name: String { get }
-}
-
-extension InMemoryForwardingKey {
-  func load(context: LoadContext<Int>, continuation: LoadContinuation<Int>) {
-    InMemoryKey<Int>.inMemory(name).load(context: context, continuation: continuation)
-  }
-
-  func subscribe(
-    context: LoadContext<Int>, subscriber: SharedSubscriber<Int>
-  ) -> SharedSubscription {
-    InMemoryKey<Int>.inMemory(name).subscribe(context: context, subscriber: subscriber)
-  }
-
-  func save(_ value: Int, context: SaveContext, continuation: SaveContinuation) {
-    InMemoryKey<Int>.inMemory(name).save(value, context: context, continuation: continuation)
-  }
-}
-
 /// An in-memory key whose ids hash alike (only `==` tells them apart).
 private struct CollidingKey: InMemoryForwardingKey {
   struct ID: Hashable {
