@@ -14,19 +14,23 @@ extension DefaultsFile {
       guard case .success(let parsed) = state.user else { return (nil, state.watches.first) }
       return (parsed, state.watches.first)
     }
+    let applied: (document: Parsed, written: Set<String>)
     do {
-      guard let written = try apply(changes, to: path, known: known, watch: watch) else {
-        return .written
-      }
-      let identity = FileIdentity.of(path)
-      state.withLock {
-        $0.user = .success(written)
-        $0.userIdentity = identity
-      }
-      return .written
+      applied = try apply(changes, to: path, known: known, watch: watch)
     } catch {
       return .failed(error)
     }
+    let identity = FileIdentity.of(path)
+    // The file as written holds what other processes and editors wrote to other keys (and to
+    // keys whose edit won over this process's change): their holders are told now, since the
+    // watcher takes this write as this process's own and delivers nothing.
+    let deliveries = state.withLock { state in
+      state.user = .success(applied.document)
+      state.userIdentity = identity
+      return Self.news(in: &state, except: applied.written).deliveries
+    }
+    for (subscriber, lookup) in deliveries { subscriber.deliver(lookup) }
+    return .written
   }
 
   /// The entry for `name` in the defaults file at `path` (`nil`: no line), for `tether get`.
@@ -39,7 +43,7 @@ extension DefaultsFile {
   /// Sets (or, with `nil`, removes) one line of the defaults file at `path` now, under its lock:
   /// what `tether set` does, through the library's own write path.
   package static func set(_ name: String, literal: String?, in path: String) throws {
-    _ = try apply([name: literal], to: path, known: nil, watch: nil)
+    try apply([name: literal], to: path, known: nil, watch: nil)
   }
 
   /// Opens (creating it, and its folder, when missing) the lock file beside `path`. Read-only:
@@ -60,12 +64,13 @@ extension DefaultsFile {
     }
   }
 
-  /// The locked read-merge-replace; returns the document written, or `nil` when the file
-  /// already said so. `known` is this process's last view: a key whose line differs from it was
+  /// The locked read-merge-replace; returns the document the file now holds and the keys whose
+  /// change it holds. `known` is this process's last view: a key whose line differs from it was
   /// edited by someone else, and keeps that edit.
+  @discardableResult
   private static func apply(
     _ changes: Changes, to path: String, known: Parsed?, watch: FileWatch?
-  ) throws -> Parsed? {
+  ) throws -> (document: Parsed, written: Set<String>) {
     let lock = try openLock(for: path)
     defer { close(lock) }
     try systemCall("flock", path: path) { flock(lock, LOCK_EX) }
@@ -88,8 +93,9 @@ extension DefaultsFile {
           return (section, key, literal)
         })
       let data = Data(document.render().utf8)
+      let written = Set(changes.keys).subtracting(edited)
       if current == .data(data) || (current == .missing && changes.allSatisfy { $0.value == nil }) {
-        return nil
+        return (Parsed(document), written)
       }
       do {
         try watch.replacing(with: data) { _ in
@@ -98,7 +104,7 @@ extension DefaultsFile {
       } catch is AtomicFile.Conflict {
         continue
       }
-      return Parsed(document)
+      return (Parsed(document), written)
     }
     throw TetherError.invalidConfiguration(
       message: "the file kept changing while it was being written", location: path)

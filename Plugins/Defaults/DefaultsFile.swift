@@ -41,6 +41,10 @@ package final class DefaultsFile: PendingWrites, Sendable {
     var subscribers: [String: [UInt64: Subscriber]] = [:]
     var nextSubscriber: UInt64 = 0
     var watches: [FileWatch] = []
+    /// What the holders of each subscribed key were last told it holds (by a load, a delivery or
+    /// their own write): a change is delivered when the file's value differs from it, however
+    /// the file came to be read.
+    var told: [String: Lookup] = [:]
     /// The waiter of each key's changes taken inline (`withLock`'s), made at its first: its
     /// holders are told how the write went through their subscriptions.
     var inlineWaiters: [String: (group: InlineGroup, waiter: WriteWaiter)] = [:]
@@ -122,7 +126,10 @@ package final class DefaultsFile: PendingWrites, Sendable {
         state.registration = registration
         state.registrationIdentity = registrationIdentity
       }
-      return Self.lookup(name, in: state)
+      let lookup = Self.lookup(name, in: state)
+      // The load's value reaches every holder of `name` (they share one reference).
+      if state.subscribers[name] != nil { state.told[name] = lookup }
+      return lookup
     }
   }
 
@@ -162,6 +169,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
       let id = state.nextSubscriber
       state.nextSubscriber += 1
       state.subscribers[name, default: [:]][id] = Subscriber(deliver: deliver, saved: saved)
+      if state.told[name] == nil { state.told[name] = Self.lookup(name, in: state) }
       return (id, state.watches.isEmpty)
     }
     if needsWatches {
@@ -182,7 +190,10 @@ package final class DefaultsFile: PendingWrites, Sendable {
       guard let self else { return }
       let released = self.state.withLock { state -> [FileWatch] in
         state.subscribers[name]?[id] = nil
-        if state.subscribers[name]?.isEmpty == true { state.subscribers[name] = nil }
+        if state.subscribers[name]?.isEmpty == true {
+          state.subscribers[name] = nil
+          state.told[name] = nil
+        }
         guard state.subscribers.isEmpty else { return [] }
         defer { state.watches = [] }
         return state.watches
@@ -196,8 +207,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
   private func receive(_ content: FileContent, user: Bool) {
     let origin = user ? path : registrationPath ?? path
     let parsed = Self.parse(content, origin: origin)
-    let (changed, deliveries) = state.withLock { state -> ([String], [(Subscriber, Lookup)]) in
-      let before = state.subscribers.keys.map { ($0, Self.lookup($0, in: state)) }
+    let (changed, deliveries) = state.withLock { state in
       // The identity is unknown here: the next load reads the file again.
       if user {
         state.user = parsed
@@ -206,17 +216,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
         state.registration = parsed
         state.registrationIdentity = nil
       }
-      var changed: [String] = []
-      var deliveries: [(Subscriber, Lookup)] = []
-      for (name, old) in before {
-        let new = Self.lookup(name, in: state)
-        guard new.value != old.value || new.isError != old.isError else { continue }
-        changed.append(name)
-        for subscriber in state.subscribers[name]?.values ?? [:].values {
-          deliveries.append((subscriber, new))
-        }
-      }
-      return (changed, deliveries)
+      return Self.news(in: &state)
     }
     if user, !changed.isEmpty {
       writer.revisePending { pending in
@@ -233,6 +233,26 @@ package final class DefaultsFile: PendingWrites, Sendable {
   }
 
   // MARK: - Reading and writing
+
+  /// The holders to tell of the keys whose value now differs from what they were last told,
+  /// and those keys (but `written`, whose holders made the value); records what they are told.
+  /// Call holding the lock.
+  static func news(
+    in state: inout State, except written: Set<String> = []
+  ) -> (changed: [String], deliveries: [(Subscriber, Lookup)]) {
+    var changed: [String] = []
+    var deliveries: [(Subscriber, Lookup)] = []
+    for (name, subscribers) in state.subscribers {
+      let new = lookup(name, in: state)
+      let told = state.told[name]
+      state.told[name] = new
+      if written.contains(name) { continue }
+      if let told, new.value == told.value && new.isError == told.isError { continue }
+      changed.append(name)
+      for subscriber in subscribers.values { deliveries.append((subscriber, new)) }
+    }
+    return (changed, deliveries)
+  }
 
   static func lookup(_ name: String, in state: State) -> Lookup {
     switch state.user {
@@ -254,14 +274,14 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
 extension DefaultsFile.Lookup {
   /// The literal, wherever it comes from.
-  fileprivate var value: String? {
+  var value: String? {
     switch self {
     case .user(let value, _), .registration(let value, _): return value
     case .absent, .unreadable: return nil
     }
   }
 
-  fileprivate var isError: Bool {
+  var isError: Bool {
     if case .unreadable = self { return true }
     return false
   }

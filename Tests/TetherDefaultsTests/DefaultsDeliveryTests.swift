@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import Tether
+import TetherDefaults
+import TetherTesting
+
+/// Every holder learns what the file holds for its key, however this process came to read it:
+/// what each key's holders were last told is the one thing a new read is compared with.
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct DefaultsDeliveryTests {
+  /// Loading one key reads the whole file; another key's holders still get its edit.
+  @Test func aLoadOfOneKeyDoesNotHideAnEditOfAnother() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      try Data("a = 1\nb = 1\n".utf8).write(to: file)
+      let store = DefaultsStore(file: file)
+      @Shared(.defaults("a", store: store)) var a = 0
+      @Shared(.defaults("b", store: store)) var b = 0
+      #expect(a == 1 && b == 1)
+      try Data("a = 2\nb = 2\n".utf8).write(to: file, options: .atomic)
+      try await $a.load()
+      #expect(a == 2)
+      await expectEventually(timeout: .seconds(10), "b: \(b)") { b == 2 }
+    }
+  }
+
+  /// This process's write keeps an editor's change of another key (a locked read-merge-replace),
+  /// and the watcher takes the written file as this process's own: that key's holders are told
+  /// by the write.
+  @Test func aWriteThatKeepsAnEditOfAnotherKeyTellsThatKeysHolders() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      try Data("a = 1\nb = 1\n".utf8).write(to: file)
+      let store = DefaultsStore(file: file)
+      @Shared(.defaults("a", store: store)) var a = 0
+      @Shared(.defaults("b", store: store)) var b = 0
+      #expect(a == 1 && b == 1)
+      try Data("a = 1\nb = 5\n".utf8).write(to: file, options: .atomic)
+      $a.withLock { $0 = 2 }
+      try await $a.save()
+      #expect(contents(file) == "a = 2\nb = 5\n")
+      await expectEventually(timeout: .seconds(10), "b: \(b)") { b == 5 }
+      #expect(a == 2)
+    }
+  }
+}
