@@ -12,10 +12,14 @@ extension FileWatcher {
   /// work, such as a file truncated and not yet written.
   func check(_ path: String, firstEvent: UInt64? = nil, caughtUp: Bool = false) {
     let key = HashedPath(path)
+    let landed = state.withLock { $0.files.ownWritesLanded(key) }
     let content = FileContent.read(path)
     var outcome = state.withLock {
-      $0.files.take(content, of: key, confirmed: firstEvent == nil)
+      $0.files.take(content, of: key, confirmed: firstEvent == nil, readAfter: landed)
     }
+    // One of this process's writes landed while the file was read: what was read may be what
+    // it replaced. Read again.
+    if case .stale = outcome { return check(path, firstEvent: firstEvent, caughtUp: caughtUp) }
     if case .unconfirmed(let beingWritten) = outcome, let firstEvent {
       let emptied = beingWritten && content == .data(Data())
       if postpone(path, beingWritten: beingWritten, emptied: emptied, firstEvent: firstEvent) {
@@ -27,7 +31,10 @@ extension FileWatcher {
       if !caughtUp {
         return afterQueuedEvents { [self] in check(path, firstEvent: firstEvent, caughtUp: true) }
       }
-      outcome = state.withLock { $0.files.take(content, of: key, confirmed: true) }
+      outcome = state.withLock {
+        $0.files.take(content, of: key, confirmed: true, readAfter: landed)
+      }
+      if case .stale = outcome { return check(path, firstEvent: firstEvent, caughtUp: true) }
     }
     guard case .deliver(let subscribers) = outcome else { return }
     for subscriber in subscribers { subscriber(content) }

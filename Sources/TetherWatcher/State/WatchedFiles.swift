@@ -22,6 +22,9 @@ package struct WatchedFiles {
     /// Events read for the file since `known` was taken: an empty file that none accounts for
     /// is being truncated (see ``take(_:of:confirmed:)``).
     package var eventsSinceKnown = 0
+    /// How many of this process's writes of the file have landed: a read from before the last
+    /// of them may hold what that write replaced.
+    package var ownWritesLanded: UInt64 = 0
   }
 
   /// What a check of a file's content comes to.
@@ -31,6 +34,8 @@ package struct WatchedFiles {
     /// unless a writer still has it open.
     case unconfirmed(beingWritten: Bool)
     case deliver([FileSubscribers.Deliver])
+    /// The content was read before one of this process's writes landed: read it again.
+    case stale
   }
 
   private var entries: [HashedPath: Entry] = [:]
@@ -68,6 +73,10 @@ package struct WatchedFiles {
   /// The content last seen or written.
   package func known(_ key: HashedPath) -> FileContent? { entries[key]?.known }
 
+  /// Where `key`'s own writes stand: take it before reading the file, for
+  /// ``take(_:of:confirmed:readAfter:)``.
+  package func ownWritesLanded(_ key: HashedPath) -> UInt64? { entries[key]?.ownWritesLanded }
+
   /// `data` is about to replace the file: content equal to it is this process's own.
   package mutating func expectOwnWrite(_ key: HashedPath, data: Data) {
     entries[key]?.ownWrites.append(data)
@@ -78,6 +87,7 @@ package struct WatchedFiles {
     guard let index = entries.index(forKey: key) else { return }
     entries.values[index].known = .data(data)
     entries.values[index].eventsSinceKnown = 0
+    entries.values[index].ownWritesLanded += 1
     if let own = entries.values[index].ownWrites.firstIndex(of: data) {
       entries.values[index].ownWrites.remove(at: own)
     }
@@ -106,10 +116,14 @@ package struct WatchedFiles {
   }
 
   /// Takes `content` as what `key` holds, and says whom to tell; new bytes only once
-  /// `confirmed`. This process's own writes are taken without telling anyone.
-  package mutating func take(_ content: FileContent, of key: HashedPath, confirmed: Bool) -> Outcome
-  {
+  /// `confirmed`. This process's own writes are taken without telling anyone. Content read
+  /// before an own write landed (`readAfter`, from ``ownWritesLanded(_:)`` before the read) is
+  /// `stale`: it may be what that write replaced, which no one is to be told of.
+  package mutating func take(
+    _ content: FileContent, of key: HashedPath, confirmed: Bool, readAfter landed: UInt64? = nil
+  ) -> Outcome {
     guard var entry = entries[key], entry.known != content else { return .unchanged }
+    if let landed, entry.ownWritesLanded != landed { return .stale }
     let ownWrite: Bool
     if case .data(let data) = content {
       ownWrite = entry.ownWrites.contains(data)

@@ -26,6 +26,26 @@ import TetherWatcher
     #expect(files.known(file) == .data(own))
   }
 
+  /// A check that read the file while one of this process's writes landed may hold what that
+  /// write replaced: it reads again rather than tell anyone of it.
+  @Test func contentReadBeforeAnOwnWriteLandedIsStale() {
+    let told = Deliveries()
+    var files = watched(.data(Data("1".utf8)), told: told)
+    let landed = files.ownWritesLanded(file)
+    let own = Data("2".utf8)
+    files.expectOwnWrite(file, data: own)
+    files.recordOwnWrite(file, data: own)
+    // The check read the file before the write: it holds the `1` the write replaced.
+    guard
+      case .stale = files.take(.data(Data("1".utf8)), of: file, confirmed: true, readAfter: landed)
+    else {
+      Issue.record("content read before an own write landed must be read again")
+      return
+    }
+    #expect(files.known(file) == .data(own))
+    #expect(told.all.isEmpty)
+  }
+
   @Test func newBytesWaitForConfirmationThenAreDeliveredOnce() {
     let told = Deliveries()
     var files = watched(.data(Data("1".utf8)), told: told)
