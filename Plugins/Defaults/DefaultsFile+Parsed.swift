@@ -63,6 +63,4 @@ extension DefaultsFile {
       return .invalidValue(key: name, message: message, location: location)
     }
   }
-
-  /// Applies `changes` to the file under its lock; runs on the writer's queue.
 }

@@ -7,6 +7,7 @@ import TetherWatcher
 /// Writing: the locked read-merge-replace that every entry point (a holder's change, `tether
 /// set`) goes through.
 extension DefaultsFile {
+  /// Applies `changes` to the file under its lock; runs on the writer's queue.
   static func write(
     _ changes: Changes, to path: String, state: LockedState<State>
   ) -> ThrottledWriter<Changes>.Outcome {

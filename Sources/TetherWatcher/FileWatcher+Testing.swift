@@ -38,6 +38,12 @@ extension FileWatcher {
     wake()
   }
 
+  /// The watches the kernel holds for this watcher's inotify instance, from its `/proc` entry
+  /// (`nil` before the thread has an instance): for tests that check none is left behind.
+  package var kernelWatchCount: Int? {
+    statistics.descriptor.flatMap(Inotify.liveWatches(descriptor:)).map(\.count)
+  }
+
   /// Lets a paused watcher thread go on.
   package func resumeForTesting() {
     let wasPaused = state.withLock { state in

@@ -7,19 +7,28 @@ import TetherTesting
 /// Every holder learns what the file holds for its key, however this process came to read it:
 /// what each key's holders were last told is the one thing a new read is compared with.
 @Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct DefaultsDeliveryTests {
-  /// Loading one key reads the whole file; another key's holders still get its edit.
-  @Test func aLoadOfOneKeyDoesNotHideAnEditOfAnother() async throws {
+  /// Runs `body` with holders of keys `a` and `b` of a defaults file holding `1` for both.
+  func withTwoKeys(
+    _ body: (_ file: URL, _ a: Shared<Int>, _ b: Shared<Int>) async throws -> Void
+  ) async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "defaults.ini")
       try Data("a = 1\nb = 1\n".utf8).write(to: file)
       let store = DefaultsStore(file: file)
-      @Shared(.defaults("a", store: store)) var a = 0
-      @Shared(.defaults("b", store: store)) var b = 0
-      #expect(a == 1 && b == 1)
+      let a = Shared(wrappedValue: 0, .defaults("a", store: store))
+      let b = Shared(wrappedValue: 0, .defaults("b", store: store))
+      #expect(a.wrappedValue == 1 && b.wrappedValue == 1)
+      try await body(file, a, b)
+    }
+  }
+
+  /// Loading one key reads the whole file; another key's holders still get its edit.
+  @Test func aLoadOfOneKeyDoesNotHideAnEditOfAnother() async throws {
+    try await withTwoKeys { file, a, b in
       try Data("a = 2\nb = 2\n".utf8).write(to: file, options: .atomic)
-      try await $a.load()
-      #expect(a == 2)
-      await expectEventually(timeout: .seconds(10), "b: \(b)") { b == 2 }
+      try await a.load()
+      #expect(a.wrappedValue == 2)
+      await expectEventually(timeout: .seconds(10), "b: \(b.wrappedValue)") { b.wrappedValue == 2 }
     }
   }
 
@@ -27,19 +36,13 @@ import TetherTesting
   /// and the watcher takes the written file as this process's own: that key's holders are told
   /// by the write.
   @Test func aWriteThatKeepsAnEditOfAnotherKeyTellsThatKeysHolders() async throws {
-    try await withTemporaryDirectory { folder in
-      let file = folder.appending(path: "defaults.ini")
-      try Data("a = 1\nb = 1\n".utf8).write(to: file)
-      let store = DefaultsStore(file: file)
-      @Shared(.defaults("a", store: store)) var a = 0
-      @Shared(.defaults("b", store: store)) var b = 0
-      #expect(a == 1 && b == 1)
+    try await withTwoKeys { file, a, b in
       try Data("a = 1\nb = 5\n".utf8).write(to: file, options: .atomic)
-      $a.withLock { $0 = 2 }
-      try await $a.save()
+      a.withLock { $0 = 2 }
+      try await a.save()
       #expect(contents(file) == "a = 2\nb = 5\n")
-      await expectEventually(timeout: .seconds(10), "b: \(b)") { b == 5 }
-      #expect(a == 2)
+      await expectEventually(timeout: .seconds(10), "b: \(b.wrappedValue)") { b.wrappedValue == 5 }
+      #expect(a.wrappedValue == 2)
     }
   }
 }

@@ -92,16 +92,11 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible
     }
 
     /// The resolved key, or why there is none.
-    var key: Result<any SharedKey<Value>, TetherError> { resolved?.key ?? unsettled() }
-
-    private var resolved: Resolved? {
-      if let resolved = settled.load() { return resolved }
-      guard scope.registry != nil else { return nil }
-      return settled.storeIfNil(Resolved(scope.resolve(name, as: Value.self)))
-    }
-
-    private func unsettled() -> Result<any SharedKey<Value>, TetherError> {
-      scope.resolve(name, as: Value.self)
+    var key: Result<any SharedKey<Value>, TetherError> {
+      if let resolved = settled.load() { return resolved.key }
+      let key = scope.resolve(name, as: Value.self)
+      if case .failure(.notBootstrapped) = key { return key }
+      return settled.storeIfNil(Resolved(key)).key
     }
   }
 

@@ -7,11 +7,11 @@ package struct WatchedFolders {
   /// Nothing watched, requested or polled yet.
   package init() {}
 
-  package struct Folder {
+  private struct Folder {
     /// The watched paths in it.
-    package var files: Set<HashedPath>
+    var files: Set<HashedPath>
     /// The request generation that first asked for it.
-    package let requestedAt: UInt64
+    let requestedAt: UInt64
   }
 
   /// What the watcher thread is to do in one sync.
@@ -35,9 +35,6 @@ package struct WatchedFolders {
   private var idle: [HashedPath: UInt64] = [:]
   /// Whether a release of idle folders is due.
   private var releaseScheduled = false
-
-  /// The folder `directory`, if a watched file is (or was lately) in it.
-  package func folder(_ directory: HashedPath) -> Folder? { folders[directory] }
 
   /// The generation that asked for `directory`'s watch, if a watched file is (or was lately) in
   /// it; read in place, without copying the folder's files.

@@ -49,7 +49,7 @@ import TetherWatcher
     #expect(early.next == 1)
     let due = folders.releaseIdle(now: 2_000, linger: 1_000)
     #expect(due.released)
-    #expect(folders.folder(folder) == nil)
+    #expect(folders.requestedAt(folder) == nil)
     #expect(due.next == 500, "the other folder is due half a linger later")
     let last = folders.releaseIdle(now: 2_500, linger: 1_000)
     #expect(last.released && last.next == nil)
@@ -67,7 +67,7 @@ import TetherWatcher
     #expect(generation == 1)
     let release = folders.releaseIdle(now: 10_000, linger: 1_000)
     #expect(!release.released)
-    #expect(folders.folder(folder) != nil)
+    #expect(folders.requestedAt(folder) != nil)
   }
 
   @Test func aFolderThatCannotLingerGoesAtOnceAndTheNextSyncLooksAtEveryFolder() {
