@@ -116,10 +116,7 @@ final class FileStore: PendingWrites, Sendable {
   /// up at run time.
   func load<Value>(decode: (Data) throws -> Value, into continuation: LoadContinuation<Value>) {
     let mark = FileWatcher.shared.mark(in: directory)
-    let offered = state.withLock { state in
-      defer { state.offered = nil }
-      return state.offered
-    }
+    let offered = state.withLock { $0.lastRead.take() }
     // What the key read as it opened the file is the file now if the watcher has taken up
     // no event since (a change would be one); otherwise it is read again.
     let content =
@@ -146,16 +143,15 @@ final class FileStore: PendingWrites, Sendable {
     guard state.withLock({ $0.watch == nil }) else { return }
     let mark = file.mark
     let content = file.read()
-    state.withLock { $0.offered = OfferedRead(content: content, mark: mark) }
+    state.withLock { $0.lastRead = LastRead(content: content, mark: mark) }
   }
 
-  /// Notes what a load read and where the watcher stood then (in one lock). When it read bytes,
-  /// `corrupt` is them if they did not decode — kept to be backed up before a write replaces
-  /// them — and `nil` if they did.
+  /// Notes what a load read and where the watcher stood before (in one lock), for the watch
+  /// that starts next, if none stands. When it read bytes, `corrupt` is them if they did not
+  /// decode — kept to be backed up before a write replaces them — and `nil` if they did.
   private func remember(_ content: FileContent, since mark: WatchMark?, corrupt: Data? = nil) {
     state.withLock { state in
-      state.loaded = content
-      state.loadedSince = mark
+      if state.watch == nil { state.lastRead = LastRead(content: content, mark: mark) }
       if case .data(let data) = content, !data.isEmpty { state.corrupt = corrupt }
     }
   }
@@ -239,11 +235,11 @@ final class FileStore: PendingWrites, Sendable {
       return (id, state.watch == nil)
     }
     if needsWatch {
-      let (baseline, mark) = state.withLock { ($0.loaded, $0.loadedSince) }
-      let watch = FileWatcher.shared.watch(key, in: directory, baseline: baseline, readSince: mark)
-      {
-        [weak self] content in self?.receive(content)
-      }
+      // From here on the watcher's view of the file is the store's: the last read goes to it.
+      let lastRead = state.withLock { $0.lastRead.take() }
+      let watch = FileWatcher.shared.watch(
+        key, in: directory, baseline: lastRead?.content, readSince: lastRead?.mark
+      ) { [weak self] content in self?.receive(content) }
       state.withLock { state in
         if state.watch == nil && !state.subscribers.isEmpty { state.watch = watch }
       }
@@ -297,19 +293,17 @@ private struct FileStoreState: Sendable {
   var corrupt: Data?
   var subscribers: [FileStoreSubscriber] = []
   var nextSubscriber: UInt64 = 0
+  /// The one view of the file while it has no watch: what a key read as it opened the file
+  /// (for the load that follows) or what the last load read (for the watch that starts next,
+  /// which then need not read the file again). The watcher's view replaces it.
+  var lastRead: LastRead?
   var watch: FileWatch?
-  /// What the last load read: the watcher's starting point, so it need not read again.
-  var loaded: FileContent?
-  /// Where the watcher stood when `loaded` was read.
-  var loadedSince: WatchMark?
-  /// What a key read as it opened the file, for the next load.
-  var offered: OfferedRead?
 }
 
-/// The file as a key read it when it opened it, and where the watcher stood before.
-private struct OfferedRead: Sendable {
+/// The file as the store last read it, and where the watcher stood before.
+private struct LastRead: Sendable {
   let content: FileContent
-  let mark: WatchMark
+  let mark: WatchMark?
 }
 
 private struct FileStoreSubscriber: Sendable {
