@@ -8,30 +8,61 @@ import TetherWatcher
 /// set`) goes through.
 extension DefaultsFile {
   /// Applies `changes` to the file under its lock; runs on the writer's queue.
+  ///
+  /// The merge, the replacement and the record of what the file now holds happen under `view`
+  /// (which deliveries and loads take too), so no read of the file from before this write is
+  /// applied after it; the holders of other keys whose lines the file changed are told once
+  /// the cross-process lock is let go.
   static func write(
-    _ changes: Changes, to path: String, state: LockedState<State>
+    _ changes: Changes, to path: String, state: LockedState<State>, view: NSRecursiveLock
   ) -> ThrottledWriter<Changes>.Outcome {
+    let lock: Int32
+    do {
+      lock = try lockFile(for: path)
+    } catch {
+      return .failed(error)
+    }
+    var unlocked = false
+    func unlock() {
+      if !unlocked { close(lock) }
+      unlocked = true
+    }
+    defer { unlock() }
+    view.lock()
+    defer { view.unlock() }
     let (known, watch) = state.withLock { state -> (Parsed?, FileWatch?) in
       guard case .success(let parsed) = state.user else { return (nil, state.watches.first) }
       return (parsed, state.watches.first)
     }
-    let applied: (document: Parsed, written: Set<String>)
+    let applied: Applied
     do {
       applied = try apply(changes, to: path, known: known, watch: watch)
     } catch {
       return .failed(error)
     }
     let identity = FileIdentity.of(path)
+    let landed = watch?.ownWritesLanded
     // The file as written holds what other processes and editors wrote to other keys (and to
     // keys whose edit won over this process's change): their holders are told now, since the
     // watcher takes this write as this process's own and delivers nothing.
     let deliveries = state.withLock { state in
       state.user = .success(applied.document)
       state.userIdentity = identity
+      if let landed { state.ownWritesLanded = landed }
       return Self.news(in: &state, except: applied.written).deliveries
     }
+    unlock()
+    for name in applied.conflicts.sorted() {
+      conflicts.warn(
+        name, "\(path): \(name) changed on disk before this process wrote it; the file's value wins")
+    }
     for (subscriber, lookup) in deliveries { subscriber.deliver(lookup) }
-    return .written
+    guard !applied.conflicts.isEmpty else { return .written }
+    return .partlyWritten(
+      dropped: Dictionary(
+        uniqueKeysWithValues: applied.conflicts.map {
+          ($0, TetherError.conflict(key: $0, location: path) as any Error)
+        }))
   }
 
   /// The entry for `name` in the defaults file at `path` (`nil`: no line), for `tether get`.
@@ -44,7 +75,21 @@ extension DefaultsFile {
   /// Sets (or, with `nil`, removes) one line of the defaults file at `path` now, under its lock:
   /// what `tether set` does, through the library's own write path.
   package static func set(_ name: String, literal: String?, in path: String) throws {
+    let lock = try lockFile(for: path)
+    defer { close(lock) }
     try apply([name: literal], to: path, known: nil, watch: nil)
+  }
+
+  /// Opens the lock file beside `path` and takes its `flock`; closing it lets go.
+  private static func lockFile(for path: String) throws -> Int32 {
+    let lock = try openLock(for: path)
+    do {
+      try systemCall("flock", path: path) { flock(lock, LOCK_EX) }
+    } catch {
+      close(lock)
+      throw error
+    }
+    return lock
   }
 
   /// Opens (creating it, and its folder, when missing) the lock file beside `path`. Read-only:
@@ -65,27 +110,26 @@ extension DefaultsFile {
     }
   }
 
-  /// The locked read-merge-replace; returns the document the file now holds and the keys whose
-  /// change it holds. `known` is this process's last view: a key whose line differs from it was
-  /// edited by someone else, and keeps that edit.
+  /// What a write did: the document the file now holds, the keys whose change it holds, and
+  /// those whose change it dropped because their line changed on disk first.
+  struct Applied {
+    let document: Parsed
+    let written: Set<String>
+    let conflicts: [String]
+  }
+
+  /// The read-merge-replace, with the file's lock held. `known` is this process's last view: a
+  /// key whose line differs from it was edited by someone else, and keeps that edit.
   @discardableResult
   private static func apply(
     _ changes: Changes, to path: String, known: Parsed?, watch: FileWatch?
-  ) throws -> (document: Parsed, written: Set<String>) {
-    let lock = try openLock(for: path)
-    defer { close(lock) }
-    try systemCall("flock", path: path) { flock(lock, LOCK_EX) }
+  ) throws -> Applied {
     // An editor does not take the lock: retry when it changed the file under us.
     for _ in 0..<5 {
       let current = FileContent.read(path)
       let onDisk = try parse(current, origin: path).get()
       let edited = changes.keys.filter { name in
         known.map { $0.entries[name]?.value != onDisk.entries[name]?.value } ?? false
-      }
-      if !edited.isEmpty {
-        logger.warning(
-          "\(path): \(edited.sorted()) changed on disk before this process wrote them; the file's values win"
-        )
       }
       var document = onDisk.document
       document.apply(
@@ -95,8 +139,9 @@ extension DefaultsFile {
         })
       let data = Data(document.render().utf8)
       let written = Set(changes.keys).subtracting(edited)
+      let applied = Applied(document: Parsed(document), written: written, conflicts: edited)
       if current == .data(data) || (current == .missing && changes.allSatisfy { $0.value == nil }) {
-        return (Parsed(document), written)
+        return applied
       }
       do {
         try watch.replacing(with: data) { _ in
@@ -105,7 +150,7 @@ extension DefaultsFile {
       } catch is AtomicFile.Conflict {
         continue
       }
-      return (Parsed(document), written)
+      return applied
     }
     throw TetherError.invalidConfiguration(
       message: "the file kept changing while it was being written", location: path)

@@ -38,6 +38,9 @@ package final class DefaultsFile: PendingWrites, Sendable {
     /// The identities the parsed documents were read at: a load re-reads only a changed file.
     var userIdentity: FileIdentity?
     var registrationIdentity: FileIdentity?
+    /// How many of this process's writes had landed when `user` was taken from the file (see
+    /// ``FileWatch/ownWritesLanded``): a delivery read before that is older than `user`.
+    var ownWritesLanded: UInt64 = 0
     var subscribers: [String: [UInt64: Subscriber]] = [:]
     var nextSubscriber: UInt64 = 0
     var watches: [FileWatch] = []
@@ -54,9 +57,15 @@ package final class DefaultsFile: PendingWrites, Sendable {
   let registrationPath: String?
   let throttle: Duration
   private let state: LockedState<State>
+  /// Taken by whatever changes what this process knows the file holds — a write, a delivery, a
+  /// load — so that each applies a read no older than those applied before it. Recursive: a
+  /// holder told of a change may make a key of the file, which loads.
+  private let view: NSRecursiveLock
   private let writer: ThrottledWriter<Changes>
 
   static var logger: Logger { Logger(label: "tether.defaults") }
+  /// Conflicts (a key's change dropped for an edit of it), said once per key and burst.
+  static let conflicts = BurstWarnings(logger)
 
   /// The scope's files, told when this one goes.
   private let files: DefaultsFiles
@@ -75,6 +84,8 @@ package final class DefaultsFile: PendingWrites, Sendable {
     let (userIdentity, registrationIdentity) = (
       FileIdentity.of(path), registration.flatMap(FileIdentity.of)
     )
+    let view = NSRecursiveLock()
+    self.view = view
     let state = LockedState(
       State(
         user: Self.read(path), registration: registration.map { Self.read($0) },
@@ -83,7 +94,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
     self.writer = ThrottledWriter(
       label: "tether.defaults \(path)", throttle: throttle,
       merge: { older, newer in older.merge(newer) { $1 } },
-      perform: { changes in Self.write(changes, to: path, state: state) },
+      perform: { [view] changes in Self.write(changes, to: path, state: state, view: view) },
       recovered: {
         let everyone = state.withLock { $0.subscribers.values.flatMap(\.values) }
         for subscriber in everyone { subscriber.saved(.success(())) }
@@ -105,6 +116,8 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   /// Where `name` has its value now, re-reading a file only when it changed.
   func load(_ name: String) -> Lookup {
+    view.lock()
+    defer { view.unlock() }
     let (userIdentity, registrationIdentity) = (
       FileIdentity.of(path), registrationPath.flatMap(FileIdentity.of)
     )
@@ -148,7 +161,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
     let waiter = state.withLock { state in
       if let made = state.inlineWaiters[name] { return made.waiter }
       let group = InlineGroup()
-      let waiter = WriteWaiter(group: ObjectIdentifier(group)) { result in
+      let waiter = WriteWaiter(group: ObjectIdentifier(group), part: name) { result in
         let holders = shared.withLock { $0.subscribers[name].map { Array($0.values) } ?? [] }
         for holder in holders { holder.saved(result) }
       }
@@ -173,17 +186,23 @@ package final class DefaultsFile: PendingWrites, Sendable {
       return (id, state.watches.isEmpty)
     }
     if needsWatches {
+      let file = LexicalPath.normalized(path)
       var watches = [
-        FileWatcher.shared.watch(path) { [weak self] content in self?.receive(content, user: true) }
+        FileWatcher.shared.watch(
+          HashedPath(file), in: HashedPath(LexicalPath.parent(of: file))
+        ) { [weak self] change in self?.receive(change.content, user: true, since: change) }
       ]
       if let registrationPath {
         watches.append(
           FileWatcher.shared.watch(registrationPath) { [weak self] content in
-            self?.receive(content, user: false)
+            self?.receive(content, user: false, since: nil)
           })
       }
       state.withLock { state in
-        if state.watches.isEmpty && !state.subscribers.isEmpty { state.watches = watches }
+        guard state.watches.isEmpty && !state.subscribers.isEmpty else { return }
+        state.watches = watches
+        // The watch counts this process's writes from now on.
+        state.ownWritesLanded = 0
       }
     }
     return SharedSubscription { [weak self] in
@@ -204,10 +223,17 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   // MARK: - External edits
 
-  private func receive(_ content: FileContent, user: Bool) {
+  /// Takes an edit of the user file (or the registration file, `user` false). `change` is the
+  /// user file's change as the watcher read it: dropped when it was read before this process's
+  /// latest write, which replaced it (and whose view is newer).
+  private func receive(_ content: FileContent, user: Bool, since change: FileChange?) {
     let origin = user ? path : registrationPath ?? path
     let parsed = Self.parse(content, origin: origin)
-    let (changed, deliveries) = state.withLock { state in
+    view.lock()
+    defer { view.unlock() }
+    let (changed, deliveries) = state.withLock {
+      state -> (changed: [String], deliveries: [(Subscriber, Lookup)]) in
+      if let change, change.ownWritesLanded < state.ownWritesLanded { return ([], []) }
       // The identity is unknown here: the next load reads the file again.
       if user {
         state.user = parsed
@@ -219,14 +245,21 @@ package final class DefaultsFile: PendingWrites, Sendable {
       return Self.news(in: &state)
     }
     if user, !changed.isEmpty {
-      writer.revisePending { pending in
-        let kept = pending.filter { !changed.contains($0.key) }
-        if kept.count < pending.count {
-          Self.logger.warning(
-            "\(path) was edited while local changes of \(changed.sorted()) waited to be written; the file's values win"
-          )
-        }
-        return kept.isEmpty ? nil : kept
+      let path = path
+      var dropped: [String] = []
+      writer.revisePending(
+        { pending in
+          let kept = pending.filter { !changed.contains($0.key) }
+          dropped = pending.keys.filter { changed.contains($0) }
+          return kept.isEmpty ? nil : kept
+        },
+        conflict: { part in
+          part.flatMap { changed.contains($0) ? TetherError.conflict(key: $0, location: path) : nil }
+        })
+      for name in dropped.sorted() {
+        Self.conflicts.warn(
+          name,
+          "\(path) was edited while a local change of \(name) waited to be written; the file's value wins")
       }
     }
     for (subscriber, lookup) in deliveries { subscriber.deliver(lookup) }

@@ -104,7 +104,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     file.save(
       name, literal: literal, immediately: context == .userInitiated,
       waiter: WriteWaiter(
-        group: continuation.target, completion: { continuation.resume(with: $0) },
+        group: continuation.target, part: name, completion: { continuation.resume(with: $0) },
         superseded: { continuation.resumeSuperseded() }),
       onCaller: continuation.runOnCaller)
   }

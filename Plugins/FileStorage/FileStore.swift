@@ -105,6 +105,8 @@ final class FileStore: PendingWrites, Sendable {
   var writes: Int { existingWriter?.writes ?? 0 }
 
   static var logger: Logger { Logger(label: "tether.file") }
+  /// Conflicts (a local change dropped for an edit of the file), said once per file and burst.
+  static let conflicts = BurstWarnings(logger)
 
   // MARK: Loading
 
@@ -196,6 +198,10 @@ final class FileStore: PendingWrites, Sendable {
     } catch {
       return .rejected(error)
     }
+    // Under the view lock, which deliveries take too: none read before this write is
+    // delivered after it.
+    state.view.lock()
+    defer { state.view.unlock() }
     let (corrupt, watch) = state.withLock { ($0.corrupt, $0.watch) }
     do {
       if let corrupt, FileContent.read(path) == .data(corrupt) {
@@ -206,13 +212,18 @@ final class FileStore: PendingWrites, Sendable {
         try AtomicFile.write(
           data, to: path, durable: settings.durability == .durable, expected: known)
       }
-      state.withLock { $0.corrupt = nil }
+      let landed = watch?.ownWritesLanded
+      state.withLock { state in
+        state.corrupt = nil
+        if let landed { state.ownWritesLanded = landed }
+      }
       return .written
     } catch is AtomicFile.Conflict {
-      logger.warning(
+      conflicts.warn(
+        path,
         "\(path) changed on disk before a pending local change was written; the file's content wins and the local change is dropped"
       )
-      return .superseded
+      return .conflicted(TetherError.conflict(key: path, location: path))
     } catch {
       return .failed(error)
     }
@@ -239,9 +250,12 @@ final class FileStore: PendingWrites, Sendable {
       let lastRead = state.withLock { $0.lastRead.take() }
       let watch = FileWatcher.shared.watch(
         key, in: directory, baseline: lastRead?.content, readSince: lastRead?.mark
-      ) { [weak self] content in self?.receive(content) }
+      ) { [weak self] change in self?.receive(change) }
       state.withLock { state in
-        if state.watch == nil && !state.subscribers.isEmpty { state.watch = watch }
+        guard state.watch == nil && !state.subscribers.isEmpty else { return }
+        state.watch = watch
+        // The watch counts this process's writes from now on.
+        state.ownWritesLanded = 0
       }
     }
     return SharedSubscription { [weak self] in
@@ -257,16 +271,24 @@ final class FileStore: PendingWrites, Sendable {
   }
 
   /// An external change: it wins over a local change still waiting for its write.
-  private func receive(_ content: FileContent) {
-    if let writer = existingWriter, writer.hasPending {
-      Self.logger.warning(
-        "\(path) was changed on disk while a local change waited to be written; the file's content wins and the local change is dropped"
-      )
-      writer.revisePending { _ in nil }
-    }
-    let subscribers = state.withLock { state in
+  /// Dropped when it was read before this process's latest write, which replaced it.
+  private func receive(_ change: FileChange) {
+    state.view.lock()
+    defer { state.view.unlock() }
+    let content = change.content
+    let subscribers = state.withLock { state -> [FileStoreSubscriber] in
+      guard change.ownWritesLanded >= state.ownWritesLanded else { return [] }
       if case .data(let data) = content, data != state.corrupt { state.corrupt = nil }
       return state.subscribers
+    }
+    guard !subscribers.isEmpty else { return }
+    if let writer = existingWriter, writer.hasPending {
+      Self.conflicts.warn(
+        path,
+        "\(path) was changed on disk while a local change waited to be written; the file's content wins and the local change is dropped"
+      )
+      let conflict = TetherError.conflict(key: path, location: path)
+      writer.revisePending({ _ in nil }, conflict: { _ in conflict })
     }
     for subscriber in subscribers { subscriber.deliver(content) }
   }
@@ -282,6 +304,9 @@ final class FileStore: PendingWrites, Sendable {
 /// lock's mutex), and this lock is not on a change's path.
 private final class FileStoreLock: Sendable {
   private let mutex = Mutex(FileStoreState())
+  /// Taken by a write and a delivery, so that no delivery read before a write of this process
+  /// applies after it. Recursive: a holder told of a change may make a key of the file.
+  let view = NSRecursiveLock()
 
   func withLock<R: Sendable>(_ body: (inout FileStoreState) -> R) -> R {
     mutex.withLock { body(&$0) }
@@ -298,6 +323,9 @@ private struct FileStoreState: Sendable {
   /// which then need not read the file again). The watcher's view replaces it.
   var lastRead: LastRead?
   var watch: FileWatch?
+  /// How many of this process's writes through `watch` had landed at its latest write (see
+  /// ``FileWatch/ownWritesLanded``): a delivery read before that is older than the file.
+  var ownWritesLanded: UInt64 = 0
 }
 
 /// The file as the store last read it, and where the watcher stood before.

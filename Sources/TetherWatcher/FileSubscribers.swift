@@ -1,9 +1,7 @@
-package import TetherFiles
-
 /// A watched file's subscribers. Nearly every file has one (its store), kept inline: an array
 /// for it would be an allocation and a growth a watched file.
 package struct FileSubscribers {
-  package typealias Deliver = @Sendable (FileContent) -> Void
+  package typealias Deliver = @Sendable (FileChange) -> Void
 
   private var first: (id: UInt64, deliver: Deliver)?
   private var others: [(id: UInt64, deliver: Deliver)] = []

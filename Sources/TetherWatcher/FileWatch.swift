@@ -24,6 +24,10 @@ package final class FileWatch: Sendable {
   /// Stops deliveries to this subscription.
   package func cancel() { watcher.unsubscribe(key, id: id) }
 
+  /// How many of this process's writes through ``replacing(with:_:)`` have landed since the
+  /// file was first watched: a ``FileChange`` read before the latest of them has a lower count.
+  package var ownWritesLanded: UInt64 { watcher.ownWritesLanded(key) }
+
   /// Replaces the file with `data` through `write` as this process's own change: content equal
   /// to `data` is not an external change, and once `write` returns the watcher knows the file
   /// holds `data`. `write` is handed what the watcher knew the file held before: the content the
@@ -52,5 +56,19 @@ extension Optional where Wrapped == FileWatch {
   ) rethrows -> R {
     guard let watch = self else { return try write(nil) }
     return try watch.replacing(with: data, write)
+  }
+}
+
+/// A watched file's new content, as the watcher read it.
+package struct FileChange: Sendable {
+  /// What the file holds.
+  package let content: FileContent
+  /// How many of this process's writes of the file had landed when it was read (see
+  /// ``FileWatch/ownWritesLanded``).
+  package let ownWritesLanded: UInt64
+
+  package init(content: FileContent, ownWritesLanded: UInt64) {
+    self.content = content
+    self.ownWritesLanded = ownWritesLanded
   }
 }

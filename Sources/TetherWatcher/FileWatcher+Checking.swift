@@ -37,7 +37,8 @@ extension FileWatcher {
       if case .stale = outcome { return check(path, firstEvent: firstEvent, caughtUp: true) }
     }
     guard case .deliver(let subscribers) = outcome else { return }
-    for subscriber in subscribers { subscriber(content) }
+    let change = FileChange(content: content, ownWritesLanded: landed ?? 0)
+    for subscriber in subscribers { subscriber(change) }
   }
 
   /// Whether new bytes in `path` are to be read again later: while a writer has the file open,

@@ -114,15 +114,16 @@ package final class FileWatcher: Sendable {
     let path = LexicalPath.normalized(path)
     return watch(
       HashedPath(path), in: HashedPath(LexicalPath.parent(of: path)), baseline: baseline,
-      readSince: mark, onChange: onChange)
+      readSince: mark, deliver: { onChange($0.content) })
   }
 
   /// ``watch(_:baseline:readSince:onChange:)`` for a path already normalized and hashed, in
-  /// `directory` (its parent, hashed): a store that watches and marks its file again and again
-  /// hashes the two once.
+  /// `directory` (its parent, hashed), whose changes say how many of this process's writes of
+  /// the file had landed when they were read (``FileWatch/ownWritesLanded``): a store that
+  /// writes the file drops a change read before its latest write, which that write replaced.
   package func watch(
     _ key: HashedPath, in directory: HashedPath, baseline: FileContent? = nil,
-    readSince mark: WatchMark? = nil, onChange: @escaping @Sendable (FileContent) -> Void
+    readSince mark: WatchMark? = nil, deliver onChange: @escaping @Sendable (FileChange) -> Void
   ) -> FileWatch {
     let path = key.string
     var baseline = baseline
@@ -236,6 +237,10 @@ package final class FileWatcher: Sendable {
 
   func recordOwnWrite(_ key: HashedPath, data: Data) {
     state.withLock { $0.files.recordOwnWrite(key, data: data) }
+  }
+
+  func ownWritesLanded(_ key: HashedPath) -> UInt64 {
+    state.withLock { $0.files.ownWritesLanded(key) } ?? 0
   }
 
   func known(_ key: HashedPath) -> FileContent? {

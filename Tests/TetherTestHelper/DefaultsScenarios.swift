@@ -66,3 +66,64 @@ extension Helper {
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
   }
 }
+
+extension Helper {
+  /// `defaultsCount`: `count` × (`withLock { $0 += 1 }`, `save()`) of the registered key `key`,
+  /// mapped to the defaults file `file`.
+  static func defaultsCount(file: String, key: String, count: Int, throttle: String, go: String) {
+    let config = """
+      [keys]
+      * = defaults
+
+      [strategy.defaults]
+      file = \(file)
+      throttle = \(throttle)
+      """
+    let done = DispatchSemaphore(value: 0)
+    Task {
+      var report = HelperReport()
+      do {
+        try await TetherSystem.withBootstrap(
+          configuration: .string(config), strategies: [DefaultsStrategy.self]
+        ) {
+          let value = Shared(wrappedValue: 0, .registered(key))
+          write("\(go).\(key).ready", "")
+          waitFor(go)
+          var highest = value.wrappedValue
+          var wentBack = 0
+          var failures: [String: Int] = [:]
+          for _ in 0..<count {
+            let now = value.withLock { value -> Int in
+              value += 1
+              return value
+            }
+            if now <= highest { wentBack += 1 }
+            highest = max(highest, now)
+            do {
+              try await value.save()
+            } catch {
+              failures["\(error)", default: 0] += 1
+            }
+          }
+          report.seen = value.wrappedValue
+          report.wentBack = wentBack
+          report.saveFailures = failures
+        }
+      } catch {
+        fail("bootstrap: \(error)")
+      }
+      emit(report)
+      done.signal()
+    }
+    done.wait()
+  }
+
+  /// Waits until `path` exists (a minute at most).
+  static func waitFor(_ path: String) {
+    let deadline = monotonicNanoseconds() + 60_000_000_000
+    while !FileManager.default.fileExists(atPath: path) {
+      if monotonicNanoseconds() > deadline { fail("\(path) never appeared") }
+      usleep(1000)
+    }
+  }
+}

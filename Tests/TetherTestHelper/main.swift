@@ -52,6 +52,8 @@ extension Helper {
     case .defaultsSet(let file, let key, let value): defaultsSet(file: file, key: key, value: value)
     case .defaultsMany(let file, let prefix, let count, let go):
       defaultsMany(file: file, prefix: prefix, count: count, go: go)
+    case .defaultsCount(let file, let key, let count, let throttle, let go):
+      defaultsCount(file: file, key: key, count: count, throttle: throttle, go: go)
     case .shortRecordAtPageEnd: shortRecordAtPageEnd()
     }
   }

@@ -140,6 +140,13 @@ public enum HelperCommand: Codable, Sendable, Equatable {
   /// `go`.`prefix`.ready and starts once `go` exists, so two writers start together.
   case defaultsMany(file: String, prefix: String, count: Int, go: String? = nil)
 
+  /// Increments the registered key `key` (mapped to the defaults file `file`, with `throttle`)
+  /// `count` times, each `withLock { $0 += 1 }` then `save()`, starting once `go` exists (it
+  /// makes `go`.`key`.ready first). Reports the value it ends holding (``HelperReport/seen``),
+  /// how often the value it held went back (``HelperReport/wentBack``) and the saves that
+  /// threw (``HelperReport/saveFailures``).
+  case defaultsCount(file: String, key: String, count: Int, throttle: String, go: String)
+
   // MARK: Listing folders
 
   /// Lists a `dirent` record named `a` that ends where an inaccessible page begins, as the last

@@ -86,6 +86,10 @@ public struct HelperReport: Codable, Sendable, Equatable {
   public var seen: Int?
   /// When each save returned, in nanoseconds of `CLOCK_MONOTONIC` (the same in every process).
   public var saved: [UInt64]?
+  /// How often a value a process held was lower than one it held before.
+  public var wentBack: Int?
+  /// The errors of saves that threw, each once, with how many times.
+  public var saveFailures: [String: Int]?
 
   // MARK: Listing folders
 

@@ -30,6 +30,9 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
   case invalidValue(key: String, message: String, location: String)
   /// `Shared(require:)` found no stored value for the key.
   case noValue(key: String)
+  /// A change of `key` was not written: the store at `location` changed the key first (another
+  /// process or an editor), and its value won. The holders now show that value.
+  case conflict(key: String, location: String)
 
   /// The message, prefixed with `file:line` when the error has a location.
   public var description: String {
@@ -53,6 +56,9 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
       return "\(location): key \"\(key)\": \(message)"
     case .noValue(let key):
       return "no value is stored for \(key)"
+    case .conflict(let key, let location):
+      return "\(location): key \"\(key)\" changed there before this process's change of it "
+        + "was written; the stored value wins and the change was dropped"
     }
   }
 

@@ -11,8 +11,12 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   /// What became of one write.
   package enum Outcome: Sendable {
     case written
-    /// An external edit took its place; not a failure.
-    case superseded
+    /// Written but for the parts named (see ``WriteWaiter``), dropped for the errors given
+    /// (their stored value changed first).
+    case partlyWritten(dropped: [String: any Error])
+    /// Not written, and never to be: what it would replace changed first (an external edit
+    /// wins). Its callers are told `error`.
+    case conflicted(any Error)
     /// Worth retrying: the change stays pending.
     case failed(any Error)
     /// Never writable (an unencodable value): the change is dropped.
@@ -121,19 +125,39 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   }
 
   /// Lets an external edit win: `transform` drops what the edit superseded from the pending
-  /// change (`nil`: all of it, whose callers are told it was superseded, not failed).
-  package func revisePending(_ transform: (Change) -> Change?) {
+  /// change (`nil`: all of it). The callers waiting for what was dropped are told the error
+  /// `conflict` gives for their part (``WriteWaiter``'s; for a change dropped whole, every
+  /// caller, whatever `conflict` says).
+  package func revisePending(
+    _ transform: (Change) -> Change?, conflict: (_ part: String?) -> (any Error)?
+  ) {
     lock.lock()
     guard hasPendingChange else { return lock.unlock() }
+    let dropped: [(WriteWaiter, any Error)]
     if let revised = transform(pendingChange.pointee) {
       pendingChange.pointee = revised
-      return lock.unlock()
+      var kept: [WriteWaiter] = []
+      var told: [(WriteWaiter, any Error)] = []
+      for waiter in waiters {
+        if let error = conflict(waiter.part) { told.append((waiter, error)) } else { kept.append(waiter) }
+      }
+      if told.isEmpty { return lock.unlock() }
+      waiters = kept
+      groupIndex.removeAll(keepingCapacity: true)
+      for (index, waiter) in kept.enumerated() {
+        if let group = waiter.group { groupIndex[group] = index }
+      }
+      dropped = told
+    } else {
+      let (_, superseded) = takePending()
+      finishedCount += 1  // Dropped, never to be written.
+      timer = nil
+      dropped = superseded.map { waiter in
+        (waiter, conflict(waiter.part) ?? TetherError.conflict(key: label, location: label))
+      }
     }
-    let (_, superseded) = takePending()
-    finishedCount += 1  // Dropped, never to be written.
-    timer = nil
     lock.unlock()
-    for waiter in superseded { waiter.completion(.success(())) }
+    for (waiter, error) in dropped { waiter.completion(.failure(error)) }
   }
 
   /// Whether a change waits to be written.
@@ -251,8 +275,11 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     finishedCount += 1
     var next: (Change, [WriteWaiter])?
     switch outcome {
-    case .written, .superseded, .rejected:
-      if case .written = outcome { writeCount += 1 }
+    case .written, .partlyWritten, .conflicted, .rejected:
+      switch outcome {
+      case .written, .partlyWritten: writeCount += 1
+      default: break
+      }
       // Changes made during the write are written after it, never marked clean by it.
       if hasPendingChange, queued == 0, timer == nil {
         if isWindowClosed(now: now) {
@@ -279,12 +306,22 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     let queue = next == nil ? nil : makeQueue()
     lock.unlock()
     let result: Result<Void, any Error>
+    var dropped: [String: any Error] = [:]
     switch outcome {
-    case .written, .superseded: result = .success(())
-    case .failed(let error), .rejected(let error): result = .failure(error)
+    case .written: result = .success(())
+    case .partlyWritten(let parts):
+      result = .success(())
+      dropped = parts
+    case .failed(let error), .rejected(let error), .conflicted(let error): result = .failure(error)
     }
     if case .written = outcome, waiting.isEmpty { recovered() }
-    for waiter in waiting { waiter.completion(result) }
+    for waiter in waiting {
+      if let part = waiter.part, let error = dropped[part] {
+        waiter.completion(.failure(error))
+      } else {
+        waiter.completion(result)
+      }
+    }
     if let next, let queue { queue.async { self.write(next.0, next.1) } }
   }
 }

@@ -12,16 +12,20 @@ package struct WriteWaiter: Sendable {
   let completion: @Sendable (Result<Void, any Error>) -> Void
   let group: ObjectIdentifier?
   let superseded: (@Sendable () -> Void)?
+  /// The part of a merged change it waits for (a key of a file of many), which a write can
+  /// drop while writing the rest; `nil`: the whole change.
+  let part: String?
 
   /// A waiter told its result through `completion`; with a `group`, a newer waiter of that group
   /// can stand for it, which lets this one go through `superseded` and never tells it a result.
   package init(
-    group: ObjectIdentifier? = nil,
+    group: ObjectIdentifier? = nil, part: String? = nil,
     completion: @escaping @Sendable (Result<Void, any Error>) -> Void,
     superseded: (@Sendable () -> Void)? = nil
   ) {
     self.completion = completion
     self.group = group
     self.superseded = superseded
+    self.part = part
   }
 }

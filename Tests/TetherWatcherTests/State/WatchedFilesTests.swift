@@ -11,7 +11,7 @@ import TetherWatcher
 
   private func watched(_ known: FileContent, told: Deliveries = Deliveries()) -> WatchedFiles {
     var files = WatchedFiles()
-    files.subscribe(file, in: folder, id: 0, deliver: { told.record($0) }) { known }
+    files.subscribe(file, in: folder, id: 0, deliver: { told.record($0.content) }) { known }
     return files
   }
 
@@ -59,7 +59,7 @@ import TetherWatcher
       Issue.record("confirmed new bytes are delivered")
       return
     }
-    for subscriber in subscribers { subscriber(edit) }
+    for subscriber in subscribers { subscriber(FileChange(content: edit, ownWritesLanded: 0)) }
     #expect(told.all == [edit])
     guard case .unchanged = files.take(edit, of: file, confirmed: true) else {
       Issue.record("known bytes are not delivered again")

@@ -1,0 +1,34 @@
+import Dispatch
+package import Logging
+import Synchronization
+
+/// Warnings about a subject (a key, a file) said once per burst: a subject warned about again
+/// within `quiet` of its last warning is counted instead, and the next warning after the quiet
+/// says how many were left out. A thousand conflicting saves make one line, not a thousand.
+package final class BurstWarnings: Sendable {
+  private let quiet: UInt64
+  private let logger: Logger
+  private let said = Mutex<[String: (at: UInt64, leftOut: Int)]>([:])
+
+  package init(_ logger: Logger, quiet: Duration = .seconds(10)) {
+    self.logger = logger
+    self.quiet = quiet.nanoseconds
+  }
+
+  /// Logs `message` about `subject` unless it was warned about within the quiet time. Call
+  /// with no lock held that other threads or processes wait on: a blocked log stalls the caller.
+  package func warn(_ subject: String, _ message: @autoclosure () -> String) {
+    let now = DispatchTime.now().uptimeNanoseconds
+    let leftOut = said.withLock { said -> Int? in
+      if let last = said[subject], now < last.at + quiet {
+        said[subject] = (last.at, last.leftOut + 1)
+        return nil
+      }
+      defer { said[subject] = (now, 0) }
+      return said[subject]?.leftOut ?? 0
+    }
+    guard let leftOut else { return }
+    let more = leftOut == 0 ? "" : " (\(leftOut) more like it since the last warning)"
+    logger.warning("\(message())\(more)")
+  }
+}
