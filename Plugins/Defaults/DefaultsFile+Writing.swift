@@ -54,7 +54,8 @@ extension DefaultsFile {
     unlock()
     for name in applied.conflicts.sorted() {
       conflicts.warn(
-        name, "\(path): \(name) changed on disk before this process wrote it; the file's value wins")
+        name, "\(path): \(name) changed on disk before this process wrote it; the file's value wins"
+      )
     }
     for (subscriber, lookup) in deliveries { subscriber.deliver(lookup) }
     guard !applied.conflicts.isEmpty else { return .written }

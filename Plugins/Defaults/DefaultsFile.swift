@@ -254,12 +254,15 @@ package final class DefaultsFile: PendingWrites, Sendable {
           return kept.isEmpty ? nil : kept
         },
         conflict: { part in
-          part.flatMap { changed.contains($0) ? TetherError.conflict(key: $0, location: path) : nil }
+          part.flatMap {
+            changed.contains($0) ? TetherError.conflict(key: $0, location: path) : nil
+          }
         })
       for name in dropped.sorted() {
         Self.conflicts.warn(
           name,
-          "\(path) was edited while a local change of \(name) waited to be written; the file's value wins")
+          "\(path) was edited while a local change of \(name) waited to be written; the file's value wins"
+        )
       }
     }
     for (subscriber, lookup) in deliveries { subscriber.deliver(lookup) }

@@ -139,7 +139,11 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
       var kept: [WriteWaiter] = []
       var told: [(WriteWaiter, any Error)] = []
       for waiter in waiters {
-        if let error = conflict(waiter.part) { told.append((waiter, error)) } else { kept.append(waiter) }
+        if let error = conflict(waiter.part) {
+          told.append((waiter, error))
+        } else {
+          kept.append(waiter)
+        }
       }
       if told.isEmpty { return lock.unlock() }
       waiters = kept

@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+import Testing
+import Tether
+import TetherDefaults
+import TetherTestHelperSupport
+import TetherTesting
+
+/// A change dropped because its key changed on disk first is reported, never passed off as
+/// saved; an edit of another key drops nothing (issue 34, items 2 and 5).
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(5))) struct DefaultsConflictTests {
+  /// The file's `d` changes just before a `save()` of `d`: either the save throws the conflict
+  /// and the holder shows the file's value, or (had the edit been delivered first) the save
+  /// wrote over it. Never a save that returns while the file holds something else.
+  @Test func aSaveOverAnEditOfItsKeyThrowsTheConflict() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      try await defaultsBootstrap(folder) {
+        @Shared(.registered("d")) var d = 0
+        $d.withLock { $0 = 1 }
+        try await $d.save()
+        try edit(file, "d", "7")
+        $d.withLock { $0 = 2 }
+        do {
+          try await $d.save()
+          #expect(contents(file).contains("d = 2"), "a save that returned wrote its value")
+          #expect(d == 2)
+        } catch let error as TetherError {
+          #expect(error == .conflict(key: "d", location: file.path))
+          #expect(d == 7, "the holder shows what the file holds")
+          #expect($d.saveError as? TetherError == error)
+          #expect(contents(file).contains("d = 7"))
+        }
+      }
+    }
+  }
+
+  /// The pending change of `d` is dropped when an edit of `d` arrives first: `saveError` says
+  /// so, and the next change of `d` is written again.
+  @Test func aPendingChangeDroppedForAnEditSetsSaveError() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      try await defaultsBootstrap(folder, throttle: "30s") {
+        @Shared(.registered("d")) var d = 0
+        $d.withLock { $0 = 1 }  // The window's leading write.
+        await expectEventually { contents(file).contains("d = 1") }
+        $d.withLock { $0 = 2 }  // Pending for the window.
+        try edit(file, "d", "7")
+        await expectEventually(timeout: .seconds(10)) { d == 7 }
+        await expectEventually(timeout: .seconds(10)) {
+          $d.saveError as? TetherError == .conflict(key: "d", location: file.path)
+        }
+        $d.withLock { $0 = 8 }
+        try await $d.save()
+        #expect(contents(file).contains("d = 8"))
+        #expect($d.saveError == nil)
+      }
+    }
+  }
+
+  /// One holder counts `d` up and saves each change while an editor keeps rewriting only
+  /// `[other] ext` (read, change its line, rename over) every 10 ms. An editor's rewrite from
+  /// an older read can put an older `d` back — an edit of `d`, which the holder takes, and a
+  /// save it overtook reports — but the process never goes on with a value the file does not
+  /// hold, and once the editor stops every save is written.
+  @Test func anEditorRewritingAnotherKeyDropsNothing() async throws {
+    let saves = Soak.size(ci: 600, soak: 3_000)
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      try Data("d = 0\n\n[other]\next = 0\n".utf8).write(to: file)
+      try await defaultsBootstrap(folder) {
+        @Shared(.registered("d")) var d = 0
+        let stop = Atomic(false)
+        let editor = Task.detached {
+          var round = 0
+          while !stop.load(ordering: .relaxed) {
+            round += 1
+            try edit(file, "other.ext", "\(round)")
+            try await Task.sleep(for: .milliseconds(10))
+          }
+          return round
+        }
+        var conflicts = 0
+        for _ in 0..<saves {
+          $d.withLock { $0 += 1 }
+          do {
+            try await $d.save()
+          } catch TetherError.conflict {
+            conflicts += 1
+          }
+        }
+        stop.store(true, ordering: .relaxed)
+        let edits = try await editor.value
+        #expect(edits > 10, "the editor raced the saves")
+        // Once the editor has stopped, every change is written and held.
+        for _ in 0..<20 {
+          $d.withLock { $0 += 1 }
+          try await $d.save()
+        }
+        let document = try INIDocument(parsing: Data(contentsOf: file), origin: file.path)
+        #expect(document.value(section: "", name: "d") == "\(d)", "conflicts: \(conflicts)")
+        #expect(document.value(section: "other", name: "ext") == "\(edits)")
+        // An editor's stale rewrite of `d` is the only way to lose a count.
+        #expect(d > saves / 2, "held \(d) after \(saves) saves, \(conflicts) conflicts")
+      }
+    }
+  }
+}
