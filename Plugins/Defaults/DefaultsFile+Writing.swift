@@ -30,13 +30,10 @@ extension DefaultsFile {
     defer { unlock() }
     view.lock()
     defer { view.unlock() }
-    let (known, watch) = state.withLock { state -> (Parsed?, FileWatch?) in
-      guard case .success(let parsed) = state.user else { return (nil, state.watches.first) }
-      return (parsed, state.watches.first)
-    }
+    let watch = state.withLock { $0.watches.first }
     let applied: Applied
     do {
-      applied = try apply(changes, to: path, known: known, watch: watch)
+      applied = try apply(changes, to: path, watch: watch)
     } catch {
       return .failed(error)
     }
@@ -45,11 +42,17 @@ extension DefaultsFile {
     // The file as written holds what other processes and editors wrote to other keys (and to
     // keys whose edit won over this process's change): their holders are told now, since the
     // watcher takes this write as this process's own and delivers nothing.
-    let deliveries = state.withLock { state in
+    let news = state.withLock { state in
       state.user = .success(applied.document)
       state.userIdentity = identity
       if let landed { state.ownWritesLanded = landed }
-      return Self.news(in: &state, except: applied.written).deliveries
+      // A key whose holders' last value is now in the file has it as its base from there on;
+      // one whose change was dropped takes the file's.
+      for (name, change) in changes where state.given[name] == .some(change.literal) {
+        if applied.written.contains(name) { state.given[name] = nil }
+      }
+      for name in applied.conflicts { state.given[name] = nil }
+      return Self.news(in: &state, except: applied.written)
     }
     unlock()
     for name in applied.conflicts.sorted() {
@@ -57,7 +60,7 @@ extension DefaultsFile {
         name, "\(path): \(name) changed on disk before this process wrote it; the file's value wins"
       )
     }
-    for (subscriber, lookup) in deliveries { subscriber.deliver(lookup) }
+    deliver(news.deliveries, of: news.changed, state: state)
     guard !applied.conflicts.isEmpty else { return .written }
     return .partlyWritten(
       dropped: Dictionary(
@@ -78,7 +81,7 @@ extension DefaultsFile {
   package static func set(_ name: String, literal: String?, in path: String) throws {
     let lock = try lockFile(for: path)
     defer { close(lock) }
-    try apply([name: literal], to: path, known: nil, watch: nil)
+    try apply([name: Change(literal: literal, base: .none)], to: path, watch: nil)
   }
 
   /// Opens the lock file beside `path` and takes its `flock`; closing it lets go.
@@ -119,34 +122,36 @@ extension DefaultsFile {
     let conflicts: [String]
   }
 
-  /// The read-merge-replace, with the file's lock held. `known` is this process's last view: a
-  /// key whose line differs from it was edited by someone else, and keeps that edit.
+  /// The read-merge-replace, with the file's lock held. A key whose line no longer holds its
+  /// change's base was changed by someone else first, and keeps that edit.
   @discardableResult
   private static func apply(
-    _ changes: Changes, to path: String, known: Parsed?, watch: FileWatch?
+    _ changes: Changes, to path: String, watch: FileWatch?
   ) throws -> Applied {
     // An editor does not take the lock: retry when it changed the file under us.
     for _ in 0..<5 {
       let current = FileContent.read(path)
       let onDisk = try parse(current, origin: path).get()
-      let edited = changes.keys.filter { name in
-        known.map { $0.entries[name]?.value != onDisk.entries[name]?.value } ?? false
+      let edited = changes.compactMap { name, change in
+        change.base.map { $0 != onDisk.entries[name]?.value } == true ? name : nil
       }
       var document = onDisk.document
       document.apply(
-        changes.filter { !edited.contains($0.key) }.map { name, literal in
+        changes.filter { !edited.contains($0.key) }.map { name, change in
           let (section, key) = DefaultsName.split(name)
-          return (section, key, literal)
+          return (section, key, change.literal)
         })
       let data = Data(document.render().utf8)
       let written = Set(changes.keys).subtracting(edited)
       let applied = Applied(document: Parsed(document), written: written, conflicts: edited)
-      if current == .data(data) || (current == .missing && changes.allSatisfy { $0.value == nil }) {
+      if current == .data(data)
+        || (current == .missing && changes.allSatisfy { $0.value.literal == nil })
+      {
         return applied
       }
       do {
         try watch.replacing(with: data) { _ in
-          try AtomicFile.write(data, to: path, durable: false, expected: current, spare: true)
+          try AtomicFile.write(data, to: path, durable: false, expected: current)
         }
       } catch is AtomicFile.Conflict {
         continue

@@ -21,8 +21,17 @@ package final class DefaultsFile: PendingWrites, Sendable {
     case unreadable(TetherError)
   }
 
-  /// Pending changes: key name → literal, or `nil` to remove the line.
-  typealias Changes = [String: String?]
+  /// Pending changes, by key name.
+  typealias Changes = [String: Change]
+
+  /// A change of one key: its new literal (`nil`: remove the line), and the line's value this
+  /// process's holders had seen when they made it (`nil`: no line). The change is written only
+  /// if the file still holds `base` for the key: otherwise someone else changed the key first.
+  struct Change: Sendable {
+    var literal: String?
+    /// `.none` (as for `tether set`): written whatever the file holds.
+    let base: String??
+  }
 
   struct Subscriber {
     let deliver: @Sendable (Lookup) -> Void
@@ -51,6 +60,35 @@ package final class DefaultsFile: PendingWrites, Sendable {
     /// The waiter of each key's changes taken inline (`withLock`'s), made at its first: its
     /// holders are told how the write went through their subscriptions.
     var inlineWaiters: [String: (group: InlineGroup, waiter: WriteWaiter)] = [:]
+    /// Keys whose holders are being told a new value (how many deliveries are under way): a
+    /// change of one made meanwhile was made before its holders saw that value, which wins.
+    var delivering: [String: Int] = [:]
+    /// The literal this process's holders last gave each key (`nil` inside: remove the line),
+    /// until the file's value reaches them instead: the base of their next change, whether the
+    /// change before it is written yet or not.
+    var given: [String: String?] = [:]
+
+    /// The base of a change of `name` made now (see ``Change``); `nil` while its holders are
+    /// being told a new value, which the change did not see.
+    func base(of name: String) -> String?? {
+      if !delivering.isEmpty, delivering[name] != nil { return nil }
+      if let literal = given[name] { return .some(literal) }
+      return .some(userValue(name))
+    }
+
+    /// Notes that the holders gave `name` the value `literal`; returns the change's base (see
+    /// ``base(of:)``), `nil` when the change is not to be written.
+    mutating func given(_ literal: String?, to name: String) -> String?? {
+      guard let base = base(of: name) else { return nil }
+      given[name] = .some(literal)
+      return base
+    }
+
+    /// The value of `name`'s line in the user file as this process last saw it.
+    func userValue(_ name: String) -> String? {
+      guard case .success(let parsed) = user else { return nil }
+      return parsed.entries[name]?.value
+    }
   }
 
   let path: String
@@ -93,8 +131,12 @@ package final class DefaultsFile: PendingWrites, Sendable {
     self.state = state
     self.writer = ThrottledWriter(
       label: "tether.defaults \(path)", throttle: throttle,
-      merge: { older, newer in older.merge(newer) { $1 } },
-      perform: { [view] changes in Self.write(changes, to: path, state: state, view: view) },
+      // A newer change of a key keeps the older one's base: the holders' view when the first
+      // change not yet written was made (a delivery of the key in between drops that change).
+      merge: { older, newer in
+        older.merge(newer) { old, new in Change(literal: new.literal, base: old.base) }
+      },
+      perform: { changes in Self.write(changes, to: path, state: state, view: view) },
       recovered: {
         let everyone = state.withLock { $0.subscribers.values.flatMap(\.values) }
         for subscriber in everyone { subscriber.saved(.success(())) }
@@ -151,24 +193,33 @@ package final class DefaultsFile: PendingWrites, Sendable {
     _ name: String, literal: String?, immediately: Bool, waiter: WriteWaiter,
     onCaller: ((@escaping @Sendable () -> Void) -> Bool)?
   ) {
-    writer.submit([name: literal], immediately: immediately, waiter: waiter, onCaller: onCaller)
+    guard let base = state.withLock({ $0.given(literal, to: name) }) else {
+      return waiter.completion(.failure(TetherError.conflict(key: name, location: path)))
+    }
+    writer.submit(
+      [name: Change(literal: literal, base: base)], immediately: immediately, waiter: waiter,
+      onCaller: onCaller)
   }
 
   /// Queues a change of `name` made through `withLock`, throttled; its outcome goes to the
   /// holders of `name` through their subscriptions.
   func saveInline(_ name: String, literal: String?) {
     let shared = state
-    let waiter = state.withLock { state in
-      if let made = state.inlineWaiters[name] { return made.waiter }
+    let (waiter, base) = state.withLock { state in
+      let base = state.given(literal, to: name)
+      if let made = state.inlineWaiters[name] { return (made.waiter, base) }
       let group = InlineGroup()
       let waiter = WriteWaiter(group: ObjectIdentifier(group), part: name) { result in
         let holders = shared.withLock { $0.subscribers[name].map { Array($0.values) } ?? [] }
         for holder in holders { holder.saved(result) }
       }
       state.inlineWaiters[name] = (group, waiter)
-      return waiter
+      return (waiter, base)
     }
-    writer.submit([name: literal], immediately: false, waiter: waiter)
+    guard let base else {
+      return waiter.completion(.failure(TetherError.conflict(key: name, location: path)))
+    }
+    writer.submit([name: Change(literal: literal, base: base)], immediately: false, waiter: waiter)
   }
 
   package func flushNow() { writer.flushNow() }
@@ -265,14 +316,28 @@ package final class DefaultsFile: PendingWrites, Sendable {
         )
       }
     }
+    Self.deliver(deliveries, of: changed, state: state)
+  }
+
+  /// Tells the holders their new values; then a change of those keys sees them.
+  static func deliver(
+    _ deliveries: [(Subscriber, Lookup)], of changed: [String], state: LockedState<State>
+  ) {
     for (subscriber, lookup) in deliveries { subscriber.deliver(lookup) }
+    guard !changed.isEmpty else { return }
+    state.withLock { state in
+      for name in changed {
+        state.delivering[name, default: 1] -= 1
+        if state.delivering[name] == 0 { state.delivering[name] = nil }
+      }
+    }
   }
 
   // MARK: - Reading and writing
 
   /// The holders to tell of the keys whose value now differs from what they were last told,
-  /// and those keys (but `written`, whose holders made the value); records what they are told.
-  /// Call holding the lock.
+  /// and those keys (but `written`, whose holders made the value); records what they are told,
+  /// and that they are being told (end it with ``deliver(_:of:)``). Call holding the lock.
   static func news(
     in state: inout State, except written: Set<String> = []
   ) -> (changed: [String], deliveries: [(Subscriber, Lookup)]) {
@@ -285,6 +350,8 @@ package final class DefaultsFile: PendingWrites, Sendable {
       if written.contains(name) { continue }
       if let told, new.value == told.value && new.isError == told.isError { continue }
       changed.append(name)
+      state.delivering[name, default: 0] += 1
+      state.given[name] = nil
       for subscriber in subscribers.values { deliveries.append((subscriber, new)) }
     }
     return (changed, deliveries)

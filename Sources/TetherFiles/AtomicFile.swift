@@ -12,13 +12,9 @@ import Synchronization
 /// mix. The temp file is `flock`ed while it is live, so a later clean-up can tell a crashed
 /// writer's leftovers from a running writer's work.
 ///
-/// A writer that serializes its writes of a file (the defaults' `flock`) can instead keep one
-/// temp file, `.<name>.tether-spare`: written over, cut to length, fsynced and swapped in by
-/// `renameat2`'s exchange, after which it holds the file's previous version and is the next
-/// write's temp file. Its blocks are reused, where a new temp file's `fsync` committed a file's
-/// creation and the replaced one's release (a loop of 500 writes of 200 bytes each on this
-/// ext4: 174–224 µs a write with the spare, 308–352 µs with a new temp file, 275–357 µs
-/// rewriting in place with `O_TRUNC`).
+///
+/// A reader that opened the file before a write keeps the bytes it opened: a write never goes
+/// into an inode a reader may hold, so every write makes a temp file of its own.
 package enum AtomicFile {
   /// The file no longer holds what the writer expected: someone else changed it.
   package struct Conflict: Error {}
@@ -28,18 +24,14 @@ package enum AtomicFile {
   /// When `expected` is given and the file does not hold it as it is replaced, it is left (or
   /// put back) as it was and ``Conflict`` is thrown: an external edit is never overwritten
   /// unseen, on file systems with `renameat2`'s exchange (ext4, XFS, Btrfs, tmpfs, overlayfs).
-  /// With `spare`, the temp file is the kept `.<name>.tether-spare`: only for callers whose
-  /// writes of `path` never overlap, in any process (the defaults take a `flock` around theirs;
-  /// file storage, which takes none, makes a new temp file per write).
   package static func write(
-    _ data: Data, to path: String, durable: Bool, expected: FileContent?, spare: Bool = false
+    _ data: Data, to path: String, durable: Bool, expected: FileContent?
   ) throws {
     let folder = LexicalPath.parent(of: path)
     var attempts = 0
     while true {
       do {
-        return try writeOnce(
-          data, to: path, folder: folder, durable: durable, expected: expected, spare: spare)
+        return try writeOnce(data, to: path, folder: folder, durable: durable, expected: expected)
       } catch let error as SystemError where error.call == "rename" && error.code == ENOENT {
         // Another process's clean-up took our temp file in the instant before we locked it.
         attempts += 1
@@ -49,21 +41,15 @@ package enum AtomicFile {
   }
 
   private static func writeOnce(
-    _ data: Data, to path: String, folder: String, durable: Bool, expected: FileContent?,
-    spare: Bool
+    _ data: Data, to path: String, folder: String, durable: Bool, expected: FileContent?
   ) throws {
-    let (fd, temporary, ours) =
-      spare
-      ? try openSpare(beside: path, in: folder) : try createTemporary(beside: path, in: folder)
+    let (fd, temporary, ours) = try createTemporary(beside: path, in: folder)
     var renamed = false
     defer {
       close(fd)
-      // A spare stays, whatever it holds: the next write writes over it.
-      if !renamed && !spare { unlink(temporary) }
+      if !renamed { unlink(temporary) }
     }
-    if !spare {
-      try systemCall("flock", path: temporary) { flock(fd, LOCK_EX) }
-    }
+    try systemCall("flock", path: temporary) { flock(fd, LOCK_EX) }
     try data.withUnsafeBytes { (bytes) throws in
       var offset = 0
       while offset < bytes.count {
@@ -71,10 +57,6 @@ package enum AtomicFile {
           Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
         }
       }
-    }
-    if spare {
-      // Written over from the start: cut what an earlier, longer version left after it.
-      try systemCall("ftruncate", path: temporary) { ftruncate(fd, off_t(data.count)) }
     }
     var existing = stat()
     if stat(path, &existing) == 0 {
@@ -159,47 +141,8 @@ package enum AtomicFile {
     try systemCall("renameat2", path: to) { tether_renameat2(from, to, flags) }
   }
 
-  /// Opens `.<name>.tether-spare` beside `path` for writing over, creating it (mode `0600`)
-  /// when it is missing; returns it with its `stat`. One that is not a plain file of its own (a
-  /// symbolic link, or a file with another name too, as the replaced file has when the user
-  /// linked it elsewhere) is removed first: writing over it would change what it shares.
-  private static func openSpare(
-    beside path: String, in folder: String
-  ) throws -> (Int32, String, stat) {
-    let spare = "\(folder)/.\(LexicalPath.name(of: path))\(spareSuffix)"
-    // Removed at most twice: something that keeps putting a link there is not written through.
-    for _ in 0..<3 {
-      let fd: Int32
-      do {
-        fd = try openMakingFolder(spare, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, in: folder)
-      } catch let error as SystemError where error.code == ELOOP {
-        try removeSpare(spare)
-        continue
-      }
-      var info = stat()
-      do {
-        try systemCall("fstat", path: spare) { fstat(fd, &info) }
-      } catch {
-        close(fd)
-        throw error
-      }
-      if info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 1 { return (fd, spare, info) }
-      close(fd)
-      try removeSpare(spare)
-    }
-    throw SystemError(call: "open", path: spare, code: EEXIST)
-  }
-
-  private static func removeSpare(_ spare: String) throws(SystemError) {
-    do {
-      try systemCall("unlink", path: spare) { unlink(spare) }
-    } catch  where error.code == ENOENT {
-      // Gone already.
-    }
-  }
-
-  /// What names the spare: `.<file name>.tether-spare` (not a temp file's six-letter suffix,
-  /// so the clean-up of crashed writers' files leaves it).
+  /// What named the spare temp file earlier versions kept beside a defaults file, written over
+  /// in place: removed as a stale temporary.
   static let spareSuffix = ".tether-spare"
 
   /// Creates `.<name>.tether-XXXXXX` (random, `O_EXCL|O_CLOEXEC`, mode `0600`) beside `path`;
@@ -288,7 +231,7 @@ package enum AtomicFile {
       }
       return
     }
-    for name in names where isTemporary(name) {
+    for name in names where isTemporary(name) || name.hasSuffix(spareSuffix) {
       let candidate = folder + "/" + name
       let fd = open(candidate, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
       guard fd >= 0 else { continue }

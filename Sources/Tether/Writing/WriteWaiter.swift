@@ -9,7 +9,7 @@ package struct WriteWaiter: Sendable {
   // generic element's abstraction, so each append would wrap the closure in a thunk (an
   // allocation per save). Not nested in the generic writer, whose nested types are generic too.
   /// Told once the change it came with is written, dropped or has failed.
-  let completion: @Sendable (Result<Void, any Error>) -> Void
+  package let completion: @Sendable (Result<Void, any Error>) -> Void
   let group: ObjectIdentifier?
   let superseded: (@Sendable () -> Void)?
   /// The part of a merged change it waits for (a key of a file of many), which a write can
