@@ -41,11 +41,10 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   static func coding(
     for name: String, in store: DefaultsStore
   ) -> Result<DefaultsCoding<Value>, TetherError> {
-    guard DefaultsName.isValid(name) else {
-      return .failure(
-        .invalidValue(
-          key: name, message: "a defaults name uses A-Z a-z 0-9 _ * - and dots between parts",
-          location: store.file.path))
+    do {
+      try KeyName.validate(name)
+    } catch {
+      return .failure(error)
     }
     guard let coding = DefaultsCoding<Value>.make() else {
       return .failure(.unsupportedType("\(Value.self)", key: name, kind: DefaultsStrategy.kind))

@@ -64,7 +64,17 @@ public struct FileStorageStrategy: PersistenceStrategy {
   }
 
   /// The file that stores `name`: its `path` option inside the directory, or `NAME.json`.
+  ///
+  /// Throws `TetherError.invalidKeyName` for a name outside ``KeyName``'s grammar: every key
+  /// and every stored-text call finds its file here, and no name may lead out of the directory.
   package func location(of name: String, options: StrategyOptions) throws -> URL {
+    try KeyName.validate(name)
+    return try describedLocation(of: name, options: options)
+  }
+
+  /// The file `name` would be stored in, the name unchecked: for showing where a pattern's
+  /// keys live (`session.<name>.json`), never for opening.
+  package func describedLocation(of name: String, options: StrategyOptions) throws -> URL {
     try options.path("path", relativeTo: directory) ?? directory.appending(path: "\(name).json")
   }
 

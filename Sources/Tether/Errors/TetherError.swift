@@ -30,6 +30,9 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
   case invalidValue(key: String, message: String, location: String)
   /// `Shared(require:)` found no stored value for the key.
   case noValue(key: String)
+  /// A key name outside the grammar every strategy accepts (see ``KeyName``): `reason` says
+  /// what is wrong with it.
+  case invalidKeyName(String, reason: String)
 
   /// The message, prefixed with `file:line` when the error has a location.
   public var description: String {
@@ -53,6 +56,19 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
       return "\(location): key \"\(key)\": \(message)"
     case .noValue(let key):
       return "no value is stored for \(key)"
+    case .invalidKeyName(let name, let reason):
+      return "invalid key name \(KeyName.quoted(name)): \(reason)"
+    }
+  }
+
+  /// The key the error is about, when it names one.
+  package var key: String? {
+    switch self {
+    case .notBootstrapped(let key), .unmappedKey(let key, _), .unsupportedType(_, let key, _),
+      .invalidValue(let key, _, _), .noValue(let key), .invalidKeyName(let key, _):
+      return key
+    case .alreadyBootstrapped, .invalidConfiguration, .invalidOption:
+      return nil
     }
   }
 
