@@ -48,4 +48,28 @@ import TetherTesting
       #expect(contents(file) == "[demo]\nkeep = 1\n")
     }
   }
+
+  /// A planted `.defaults.ini.lock` link made a save create the file it points to. The save
+  /// fails instead, and its error names the key (the file's path is shared by all its keys).
+  @Test func aLockFileThatIsALinkIsNotFollowedAndTheErrorNamesTheKey() async throws {
+    try await withTemporaryDirectory { folder in
+      try await defaultsBootstrap(folder) {
+        let outside = folder.appending(path: "outside")
+        let lock = folder.appending(path: ".defaults.ini.lock")
+        try FileManager.default.createSymbolicLink(at: lock, withDestinationURL: outside)
+        @Shared(.registered("count")) var count = 0
+        $count.withLock { $0 = 1 }
+        await #expect {
+          try await $count.save()
+        } throws: { error in
+          let description = "\(error)"
+          return description.hasPrefix(#"key "count" was not saved: "#)
+            && description.contains("\(lock.path): the lock file is a symbolic link")
+        }
+        #expect(!FileManager.default.fileExists(atPath: outside.path))
+        #expect(
+          !FileManager.default.fileExists(atPath: folder.appending(path: "defaults.ini").path))
+      }
+    }
+  }
 }

@@ -33,6 +33,11 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
   /// A key name outside the grammar every strategy accepts (see ``KeyName``): `reason` says
   /// what is wrong with it.
   case invalidKeyName(String, reason: String)
+  /// A file Tether was asked to use cannot serve: `reason` says why (a folder, a FIFO, a
+  /// symbolic link where none may be, missing).
+  case unusableFile(String, reason: String)
+  /// Writing the key's value failed; `reason` is the failure, naming the file.
+  case notSaved(key: String, reason: String)
 
   /// The message, prefixed with `file:line` when the error has a location.
   public var description: String {
@@ -58,6 +63,10 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
       return "no value is stored for \(key)"
     case .invalidKeyName(let name, let reason):
       return "invalid key name \(KeyName.quoted(name)): \(reason)"
+    case .unusableFile(let path, let reason):
+      return "\(path): \(reason)"
+    case .notSaved(let key, let reason):
+      return "key \"\(key)\" was not saved: \(reason)"
     }
   }
 
@@ -65,9 +74,10 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
   package var key: String? {
     switch self {
     case .notBootstrapped(let key), .unmappedKey(let key, _), .unsupportedType(_, let key, _),
-      .invalidValue(let key, _, _), .noValue(let key), .invalidKeyName(let key, _):
+      .invalidValue(let key, _, _), .noValue(let key), .invalidKeyName(let key, _),
+      .notSaved(let key, _):
       return key
-    case .alreadyBootstrapped, .invalidConfiguration, .invalidOption:
+    case .alreadyBootstrapped, .invalidConfiguration, .invalidOption, .unusableFile:
       return nil
     }
   }
