@@ -83,6 +83,38 @@ import TetherTesting
     }
   }
 
+  /// Each once printed an `NSCocoaErrorDomain` dump; a FIFO must not block the tool either.
+  @Test func aPathThatIsNotAReadableFileIsNamedWithWhatIsWrong() async throws {
+    try await withTemporaryDirectory { folder in
+      let fifo = folder.appending(path: "fifo").path
+      #expect(mkfifo(fifo, 0o600) == 0)
+      let config = try write("[keys]\n* = file\n[strategy.file]\ndirectory = data\n", in: folder)
+      let cases: [([String], String)] = [
+        (
+          ["--config", config, "x", "--file", "/missing"],
+          "/missing: cannot read the value (--file): there is no such file"
+        ),
+        (
+          ["--config", config, "x", "--file", fifo],
+          "\(fifo): cannot read the value (--file): it is a FIFO (named pipe), not a regular file"
+        ),
+        (
+          ["--config", fifo, "x", "1"],
+          "\(fifo): cannot read the config file: it is a FIFO (named pipe), not a regular file"
+        ),
+        (
+          ["--config", folder.path, "x", "1"],
+          "\(folder.path): cannot read the config file: it is a folder, not a file"
+        ),
+      ]
+      for (arguments, message) in cases {
+        let result = try await tether(["set"] + arguments)
+        #expect(result.status == 1)
+        #expect(result.errors == message + "\n")
+      }
+    }
+  }
+
   private func write(_ config: String, in folder: URL) throws -> String {
     let url = folder.appending(path: "tether.conf")
     try Data(config.utf8).write(to: url)
