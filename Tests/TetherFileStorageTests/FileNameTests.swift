@@ -25,4 +25,20 @@ import TetherTesting
       #expect(try FileManager.default.subpathsOfDirectory(atPath: folder.path).isEmpty)
     }
   }
+
+  /// A registered key's file is one of many: what does not decode is said of the key, by name,
+  /// and of its file (a raw `DecodingError` said neither).
+  @Test func aDecodingErrorNamesTheKeyAndItsFile() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "facts.json")
+      try Data(#"["one", 2]"#.utf8).write(to: url)
+      try await fileBootstrap(folder) {
+        @Shared(.registered("facts")) var facts: [String] = []
+        #expect(
+          $facts.loadError.map { "\($0)" }
+            == "\(url.path): key \"facts\": cannot be read as Array<String>: "
+            + "at [1]: Expected to decode String but found number instead.")
+      }
+    }
+  }
 }
