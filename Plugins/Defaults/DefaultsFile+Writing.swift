@@ -97,16 +97,21 @@ extension DefaultsFile {
   }
 
   /// Opens (creating it, and its folder, when missing) the lock file beside `path`. Read-only:
-  /// closing a file opened for writing is an event for every watcher of the folder.
+  /// closing a file opened for writing is an event for every watcher of the folder. Never
+  /// through a link: a planted `.NAME.lock` link would have the lock create any file it names.
   private static func openLock(for path: String) throws -> Int32 {
     let lockPath = DefaultsName.lockPath(for: path)
     func openLock() throws(SystemError) -> Int32 {
       try systemCall("open", path: lockPath) {
-        open(lockPath, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
+        open(lockPath, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
       }
     }
     do {
       return try openLock()
+    } catch  where error.code == ELOOP {
+      throw TetherError.unusableFile(
+        lockPath,
+        reason: "the lock file is a symbolic link, which Tether does not follow; remove it")
     } catch  where error.code == ENOENT {
       try FileManager.default.createDirectory(
         atPath: LexicalPath.parent(of: path), withIntermediateDirectories: true)

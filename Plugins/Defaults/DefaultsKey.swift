@@ -41,11 +41,10 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   static func coding(
     for name: String, in store: DefaultsStore
   ) -> Result<DefaultsCoding<Value>, TetherError> {
-    guard DefaultsName.isValid(name) else {
-      return .failure(
-        .invalidValue(
-          key: name, message: "a defaults name uses A-Z a-z 0-9 _ * - and dots between parts",
-          location: store.file.path))
+    do {
+      try KeyName.validate(name)
+    } catch {
+      return .failure(error)
     }
     guard let coding = DefaultsCoding<Value>.make() else {
       return .failure(.unsupportedType("\(Value.self)", key: name, kind: DefaultsStrategy.kind))
@@ -75,7 +74,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   ) -> SharedSubscription {
     guard case .success = coding else { return SharedSubscription {} }
     subscriber.takeChangesInline(from: self) { value in saveInline(value) }
-    return file.subscribe(name, saved: { subscriber.yieldSaveResult($0) }) { lookup in
+    return file.subscribe(name, saved: { subscriber.yieldSaveResult(naming($0)) }) { lookup in
       do {
         if let value = try value(of: lookup) {
           subscriber.yield(value)
@@ -104,9 +103,19 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     file.save(
       name, literal: literal, immediately: context == .userInitiated,
       waiter: WriteWaiter(
-        group: continuation.target, part: name, completion: { continuation.resume(with: $0) },
+        group: continuation.target, part: name,
+        completion: { continuation.resume(with: naming($0)) },
         superseded: { continuation.resumeSuperseded() }),
       onCaller: continuation.runOnCaller)
+  }
+
+  /// The outcome of writing the file, its failure said of this key: the path alone does not
+  /// tell which of the file's keys was not saved.
+  private func naming(_ result: Result<Void, any Error>) -> Result<Void, any Error> {
+    result.mapError { error in
+      if let error = error as? TetherError, error.key != nil { return error }
+      return TetherError.notSaved(key: name, reason: "\(error)")
+    }
   }
 
   /// The literal that stores `value`, or the error naming the key and its file.

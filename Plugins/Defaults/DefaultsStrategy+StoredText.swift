@@ -12,6 +12,7 @@ extension DefaultsStrategy: StoredTextStrategy {
 
   /// The key's literal in the user file, else in the registration file (noted as such).
   package func storedText(of name: String, options: StrategyOptions) throws -> StoredText {
+    try KeyName.validate(name)
     if let entry = try DefaultsFile.entry(name, in: store.path) {
       return .text(INIString.encode(entry.value))
     }
@@ -27,6 +28,8 @@ extension DefaultsStrategy: StoredTextStrategy {
   /// Sets the key's line once `text` parses as an INI literal, through the file's locked
   /// read-merge-replace, as a holder's save does.
   package func setStoredText(_ text: String, of name: String, options: StrategyOptions) throws {
+    // The name becomes a line of the file: checked before anything is read or written.
+    try KeyName.validate(name)
     let literal = text.trimmingCharacters(in: .whitespacesAndNewlines)
     let decoded: String
     do {
@@ -43,6 +46,7 @@ extension DefaultsStrategy: StoredTextStrategy {
     of name: String, options: StrategyOptions,
     onChange: @escaping @Sendable (Result<StoredText, any Error>) -> Void
   ) throws -> SharedSubscription {
+    try KeyName.validate(name)
     let path = store.path
     let last = Mutex<String?>(try DefaultsFile.entry(name, in: path)?.value)
     let watch = FileWatcher.shared.watch(path) { _ in

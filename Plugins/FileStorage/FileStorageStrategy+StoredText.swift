@@ -4,8 +4,9 @@ import TetherFiles
 import TetherWatcher
 
 extension FileStorageStrategy: StoredTextStrategy {
+  /// The file, in words; it is not opened, so a pattern's placeholder name may be given.
   package func storageLocation(of name: String, options: StrategyOptions) throws -> String {
-    try location(of: name, options: options).path
+    try describedLocation(of: name, options: options).path
   }
 
   /// The file's bytes as text; a missing file is no value.

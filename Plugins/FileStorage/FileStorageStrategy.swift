@@ -59,12 +59,43 @@ public struct FileStorageStrategy: PersistenceStrategy {
       throw TetherError.unsupportedType("\(type)", key: name, kind: Self.kind)
     }
     let url = try location(of: name, options: options)
+    // A registered key's file is one of many in the directory: what cannot be encoded or
+    // decoded is said of the key, by name, and of its file.
+    let path = url.path
     return FileStorageKey<Value>(
-      url: url, settings: settings, encode: JSONCoding.encode, decode: JSONCoding.decode)
+      url: url, settings: settings,
+      encode: { value in
+        do {
+          return try JSONCoding.encode(value)
+        } catch {
+          throw TetherError.invalidValue(
+            key: name, message: "cannot be written as JSON: \(JSONCoding.describe(error))",
+            location: path)
+        }
+      },
+      decode: { data in
+        do {
+          return try JSONCoding.decode(data)
+        } catch {
+          throw TetherError.invalidValue(
+            key: name, message: "cannot be read as \(Value.self): \(JSONCoding.describe(error))",
+            location: path)
+        }
+      })
   }
 
   /// The file that stores `name`: its `path` option inside the directory, or `NAME.json`.
+  ///
+  /// Throws `TetherError.invalidKeyName` for a name outside ``KeyName``'s grammar: every key
+  /// and every stored-text call finds its file here, and no name may lead out of the directory.
   package func location(of name: String, options: StrategyOptions) throws -> URL {
+    try KeyName.validate(name)
+    return try describedLocation(of: name, options: options)
+  }
+
+  /// The file `name` would be stored in, the name unchecked: for showing where a pattern's
+  /// keys live (`session.<name>.json`), never for opening.
+  package func describedLocation(of name: String, options: StrategyOptions) throws -> URL {
     try options.path("path", relativeTo: directory) ?? directory.appending(path: "\(name).json")
   }
 
@@ -95,5 +126,29 @@ enum JSONCoding {
         Value.self, .init(codingPath: [], debugDescription: "\(Value.self) is not Decodable"))
     }
     return value
+  }
+
+  /// A coding error in words: where in the value, and what went wrong, without the nested
+  /// context dump `DecodingError`'s own description prints.
+  static func describe(_ error: any Error) -> String {
+    func at(_ path: [any CodingKey]) -> String {
+      guard !path.isEmpty else { return "" }
+      let dotted = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+      return "at \(dotted.hasPrefix(".") ? String(dotted.dropFirst()) : dotted): "
+    }
+    switch error {
+    case DecodingError.dataCorrupted(let context):
+      let underlying = (context.underlyingError as? NSError)?.userInfo["NSDebugDescription"]
+      return at(context.codingPath) + context.debugDescription
+        + (underlying.map { " (\($0))" } ?? "")
+    case DecodingError.keyNotFound(let key, let context):
+      return at(context.codingPath) + "no value for \"\(key.stringValue)\""
+    case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+      return at(context.codingPath) + context.debugDescription
+    case EncodingError.invalidValue(_, let context):
+      return at(context.codingPath) + context.debugDescription
+    default:
+      return "\(error)"
+    }
   }
 }

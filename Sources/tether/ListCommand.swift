@@ -13,10 +13,11 @@ struct ListCommand: ParsableCommand {
     let registry = try options.registry()
     let rows = try registry.mapping.rules.map { rule -> [String] in
       // A pattern's location is shown for a placeholder name.
-      let name = rule.pattern.hasSuffix("*") ? rule.pattern.dropLast() + "<name>" : rule.pattern
-      return [
-        rule.pattern, rule.strategy, try MappedKey(String(name), in: registry).location(),
-      ]
+      let mapped =
+        rule.pattern.hasSuffix("*")
+        ? try MappedKey(pattern: rule.pattern.dropLast() + "<name>", in: registry)
+        : try MappedKey(rule.pattern, in: registry)
+      return [rule.pattern, rule.strategy, try mapped.location()]
     }
     let widths = (0..<2).map { column in rows.map { $0[column].count }.max() ?? 0 }
     for row in rows {

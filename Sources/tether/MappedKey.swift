@@ -11,8 +11,21 @@ struct MappedKey {
   let strategy: (any StoredTextStrategy)?
   let options: StrategyOptions
 
-  /// The mapping of `name` in `registry`; throws the registry's error for an unmapped name.
+  /// The mapping of `name` in `registry`; throws `TetherError.invalidKeyName` for a name no
+  /// key can have (as the registry does, and before it is looked up) and the registry's error
+  /// for an unmapped name.
   init(_ name: String, in registry: StrategyRegistry) throws {
+    try KeyName.validate(name)
+    try self.init(unchecked: name, in: registry)
+  }
+
+  /// The mapping of a `[keys]` pattern, shown for `placeholder` (`session.<name>`): only its
+  /// ``location()`` may be asked, which opens nothing.
+  init(pattern placeholder: String, in registry: StrategyRegistry) throws {
+    try self.init(unchecked: placeholder, in: registry)
+  }
+
+  private init(unchecked name: String, in registry: StrategyRegistry) throws {
     guard let rule = registry.mapping.rule(for: name),
       let instance = registry.instances[rule.strategy]
     else { throw TetherError.unmappedKey(name, origin: registry.origin) }

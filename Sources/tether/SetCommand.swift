@@ -39,10 +39,17 @@ struct SetCommand: ParsableCommand {
   private func readValue() throws -> String {
     if let value { return value }
     let source = file ?? "-"
-    let data =
-      source == "-"
-      ? FileHandle.standardInput.readDataToEndOfFile()
-      : try Data(contentsOf: URL(filePath: source))
+    let data: Data
+    if source == "-" {
+      data = FileHandle.standardInput.readDataToEndOfFile()
+    } else {
+      do {
+        data = try UserFile.read(source, as: "the value (--file)")
+      } catch {
+        printError("\(error)")
+        throw ExitCode.failure
+      }
+    }
     return String(decoding: data, as: UTF8.self)
   }
 }

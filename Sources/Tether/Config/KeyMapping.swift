@@ -29,6 +29,11 @@ package struct KeyMapping: Sendable {
         message: "\"*\" may only end a pattern, as in session.* or *, in \"\(pattern)\"",
         location: location)
     }
+    // An exact name that no key can have maps nothing: said now rather than never matched.
+    if !pattern.hasSuffix("*"), let reason = KeyName.problem(with: pattern) {
+      throw TetherError.invalidConfiguration(
+        message: "\"\(pattern)\" is not a key name: \(reason)", location: location)
+    }
     rules.append(Rule(pattern: pattern, strategy: strategy, line: line))
     if pattern.hasSuffix("*") {
       patterns.append((pattern.dropLast(), rules.count - 1))

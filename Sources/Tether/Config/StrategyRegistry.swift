@@ -225,16 +225,11 @@ package final class StrategyRegistry: Sendable {
   private func resolve<Value: Sendable>(
     _ name: String, as type: Value.Type
   ) throws(TetherError) -> any SharedKey<Value> {
+    // Checked before the mapping: a name no config line could map (a pattern would) is a
+    // mistake in code, and every strategy may rely on getting valid names only.
+    try KeyName.validate(name)
     guard let rule = mapping.rule(for: name), let instance = instances[rule.strategy] else {
       throw .unmappedKey(name, origin: origin)
-    }
-    // A name the config could not write (only a pattern maps it) is a mistake in code, and a
-    // strategy that makes a path of it (`NAME.json`) would be sent out of its directory by `/`.
-    guard INIDocument.isValidName(name), !name.contains("*") else {
-      throw .invalidConfiguration(
-        message: "key name \(String(reflecting: name)) is not one a config can write "
-          + "(letters, digits, \"_\", \"-\" and \".\" only)",
-        location: "\(origin):\(rule.line)")
     }
     let options = keyOptions[name] ?? StrategyOptions(entries: [], origin: origin)
     let key: any SharedKey<Value>

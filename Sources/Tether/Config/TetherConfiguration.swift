@@ -56,11 +56,6 @@ public enum TetherConfiguration: Sendable {
   }
 
   private func contents(of path: String) throws(TetherError) -> Data {
-    do {
-      return try Data(contentsOf: URL(filePath: path))
-    } catch {
-      throw TetherError.invalidConfiguration(
-        message: "cannot read the config file: \(error.localizedDescription)", location: path)
-    }
+    try UserFile.read(path, as: "the config file")
   }
 }

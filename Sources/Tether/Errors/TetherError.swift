@@ -33,6 +33,14 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
   /// A change of `key` was not written: the store at `location` changed the key first (another
   /// process or an editor), and its value won. The holders now show that value.
   case conflict(key: String, location: String)
+  /// A key name outside the grammar every strategy accepts (see ``KeyName``): `reason` says
+  /// what is wrong with it.
+  case invalidKeyName(String, reason: String)
+  /// A file Tether was asked to use cannot serve: `reason` says why (a folder, a FIFO, a
+  /// symbolic link where none may be, missing).
+  case unusableFile(String, reason: String)
+  /// Writing the key's value failed; `reason` is the failure, naming the file.
+  case notSaved(key: String, reason: String)
 
   /// The message, prefixed with `file:line` when the error has a location.
   public var description: String {
@@ -59,6 +67,24 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case .conflict(let key, let location):
       return "\(location): key \"\(key)\" changed there before this process's change of it "
         + "was written; the stored value wins and the change was dropped"
+    case .invalidKeyName(let name, let reason):
+      return "invalid key name \(KeyName.quoted(name)): \(reason)"
+    case .unusableFile(let path, let reason):
+      return "\(path): \(reason)"
+    case .notSaved(let key, let reason):
+      return "key \"\(key)\" was not saved: \(reason)"
+    }
+  }
+
+  /// The key the error is about, when it names one.
+  package var key: String? {
+    switch self {
+    case .notBootstrapped(let key), .unmappedKey(let key, _), .unsupportedType(_, let key, _),
+      .invalidValue(let key, _, _), .noValue(let key), .invalidKeyName(let key, _),
+      .notSaved(let key, _), .conflict(let key, _):
+      return key
+    case .alreadyBootstrapped, .invalidConfiguration, .invalidOption, .unusableFile:
+      return nil
     }
   }
 

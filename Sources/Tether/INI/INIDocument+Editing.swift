@@ -6,7 +6,8 @@ extension INIDocument {
   /// value literal changes. A new entry goes right after the last entry of its section (or its
   /// header); a new root entry goes before the first header and the comment above it. A new
   /// section is appended at the end after a blank line. Both names must satisfy
-  /// ``isValidName(_:)`` (an empty `section` means the root): they come from code, not files.
+  /// ``isValidName(_:)`` (an empty `section` means the root): they come from code, not files,
+  /// and a key name from anywhere else is checked against ``KeyName`` before it gets here.
   package mutating func setValue(_ value: String, section: String, name: String) {
     precondition(
       Self.isValidName(name) && (section.isEmpty || Self.isValidName(section)),

@@ -1,8 +1,12 @@
 /// A strategy whose stored values have a text form a person reads and writes (JSON for files,
 /// an INI literal for defaults): what the `tether` tool gets, sets and watches, through the
 /// strategy's own code and without knowing which strategy it is.
+///
+/// Each method that reads, writes or watches checks `name` against ``KeyName`` itself
+/// (`TetherError.invalidKeyName`): no caller gets an invalid name past the strategy.
 package protocol StoredTextStrategy: PersistenceStrategy {
-  /// Where `name`'s value lives, in words: a file, a defaults file and its line.
+  /// Where `name`'s value lives, in words: a file, a defaults file and its line. Nothing is
+  /// opened, so a pattern's placeholder (`session.<name>`) may be given.
   func storageLocation(of name: String, options: StrategyOptions) throws -> String
 
   /// What is stored for `name`; throws when it cannot be read.

@@ -40,6 +40,11 @@ import TetherTesting
       text: "[keys]\nx = probe\n[key.x]\npath = x.json\nlable = y\n",
       expected: "t.conf:5: unknown option lable in [key.x]"),
     Case(
+      name: "an exact name no key can have",
+      text: "[keys]\nui..theme = memory\n",
+      expected: "t.conf:2: \"ui..theme\" is not a key name: dots go between the parts of a name "
+        + "(ui.theme), not first, last or twice in a row"),
+    Case(
       name: "duplicate key",
       text: "[keys]\ncount = memory\n# again\ncount = probe\n",
       expected: #"t.conf:4: duplicate key "count" (first defined at line 2)"#),

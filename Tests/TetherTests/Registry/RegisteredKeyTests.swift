@@ -42,19 +42,18 @@ extension SharedKey where Self == RegisteredKey<[Fact]>.Default {
     }
   }
 
-  /// A name no config line could write, such as one with a `/` that a file strategy would
-  /// turn into a path out of its directory, fails at first use, naming the pattern's line.
-  @Test func aNameTheConfigCouldNotWriteFailsAtFirstResolution() async throws {
+  /// A name no key can have, such as one with a `/` that a file strategy would turn into a
+  /// path out of its directory, fails at first use, saying what is wrong with it; the strategy
+  /// is never asked for it.
+  @Test func aNameOutsideTheGrammarFailsAtFirstResolution() async throws {
     try await TetherSystem.withBootstrap(
       configuration: .string("[keys]\na = memory\n* = probe\n", origin: "names.conf"),
       strategies: testStrategies
     ) {
-      for name in ["../x", "a/b", "", "x y", "x*"] {
+      for name in ["../x", "a/b", "", "x y", "x*", ".x", "a\nb"] {
         @Shared(.registered(name)) var value = 1
-        #expect(
-          ($value.loadError as? TetherError)?.description
-            == "names.conf:3: key name \(String(reflecting: name)) is not one a config can write "
-            + #"(letters, digits, "_", "-" and "." only)"#)
+        let reason = try #require(KeyName.problem(with: name))
+        #expect($value.loadError as? TetherError == .invalidKeyName(name, reason: reason))
       }
       @Shared(.registered("ui.theme-2_b")) var fine = 1
       #expect($fine.loadError == nil)
