@@ -22,14 +22,25 @@ final class InMemoryStorage: Sendable {
 
   /// One stored value; keys hold their cell, so saving never searches the table.
   final class Cell: Sendable {
-    private let stored = Mutex<(any Sendable)?>(nil)
+    /// Whether a value is stored, kept apart from the value itself: a stored `nil` of an
+    /// optional type is a value, and an empty cell must not read as one.
+    private enum Content {
+      case empty
+      case stored(any Sendable)
+    }
 
+    private let content = Mutex<Content>(.empty)
+
+    /// The stored value; `nil` when nothing is stored (a stored `nil` is `.some(nil)`).
     func value<Value>(as type: Value.Type) -> Value? {
-      stored.withLock { $0 as? Value }
+      content.withLock { content in
+        guard case .stored(let value) = content else { return nil }
+        return value as? Value
+      }
     }
 
     func store(_ value: some Sendable) {
-      stored.withLock { $0 = value }
+      content.withLock { $0 = .stored(value) }
     }
   }
 }

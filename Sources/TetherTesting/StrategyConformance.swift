@@ -71,6 +71,7 @@ private struct Checks: Sendable {
     try sharing()
     try firstDefault()
     try await roundTrip()
+    try await optional()
     try await errors()
     try await concurrency()
     try await continuations()
@@ -85,6 +86,11 @@ private struct Checks: Sendable {
   /// The registered key for `check`, resolved through the bootstrap's config.
   func key(_ check: String) throws -> any SharedKey<Int> {
     RegisteredKey<Int>(name(check))
+  }
+
+  /// The registered key for `check`, of another value type.
+  func key<Value: Sendable>(_ check: String, as type: Value.Type) -> any SharedKey<Value> {
+    RegisteredKey<Value>(name(check))
   }
 
   /// The strategy's own key for `check`, bypassing the registry.
@@ -152,6 +158,48 @@ private struct Checks: Sendable {
       _ = try await Shared<Int>(require: try key("never-stored"))
       expect(false, "round trip: require of a name never stored must throw")
     } catch {}
+  }
+
+  /// An `Optional` value, absent and `nil`. Absent: a holder's default is its value (not
+  /// `nil`), and `require` throws. A saved `nil` may be stored as `nil` or as nothing at all
+  /// (defaults remove the line), so what it must do is the same for both: a new holder whose
+  /// default is `nil` reads `nil`, never the value the `nil` replaced.
+  func optional() async throws {
+    do {
+      _ = try strategy.key(named: name("optional"), as: Int?.self, options: StrategyOptions())
+    } catch TetherError.unsupportedType {
+      return
+    }
+    func text(_ value: Int?) -> String { value.map(String.init) ?? "nil" }
+    let absent = Shared(wrappedValue: 4, key("optional-absent", as: Int?.self))
+    try await absent.load()
+    expect(
+      absent.wrappedValue == 4,
+      "optional: with nothing stored, the default is the value (found \(text(absent.wrappedValue)))"
+    )
+    do {
+      let required = try await Shared<Int?>(require: key("optional-never-stored", as: Int?.self))
+      expect(
+        false,
+        "optional: require of a name never stored must throw (gave \(text(required.wrappedValue)))")
+    } catch {}
+
+    for value in [6, nil] as [Int?] {
+      do {
+        let holder = Shared(wrappedValue: 3, key("optional-nil", as: Int?.self))
+        holder.withLock { $0 = value }
+        try await holder.save()
+        expect(holder.saveError == nil, "optional: saving \(text(value)) succeeds")
+      }
+      let fresh = Shared<Int?>(key("optional-nil", as: Int?.self))
+      await eventually("optional: a new holder loads the saved \(text(value))") {
+        fresh.wrappedValue == value
+      }
+      try await fresh.load()
+      expect(
+        fresh.wrappedValue == value,
+        "optional: load() gives the saved \(text(value)) (found \(text(fresh.wrappedValue)))")
+    }
   }
 
   func errors() async throws {

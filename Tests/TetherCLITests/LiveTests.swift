@@ -91,4 +91,25 @@ final class RunningTether: Sendable {
       #expect(await second.finish() == 0, "\(second.errorText.suffix(4000))")
     }
   }
+
+  @Test func theDemoShowsTheLoadErrorOfAFavouritesFileEditedIntoInvalidJSON() async throws {
+    try await withTemporaryDirectory { home in
+      let facts = #"[{"number":7,"text":"seven"}]"#
+      let set = try await tether(
+        ["set", "--config", shippedConfig, "favoriteFacts", facts], home: home)
+      #expect(set.status == 0, "\(set.errors)")
+      let demo = try RunningTether(["demo", "--config", shippedConfig], home: home)
+      await expectEventually(timeout: .seconds(30)) { demo.text.contains("favourites: 1") }
+      try Data(#"[{"number": 7, "text": broken"#.utf8).write(
+        to: home.appending(path: "data/tether-demo/favorite-facts.json"), options: .atomic)
+      await expectEventually(timeout: .seconds(30)) {
+        demo.text.contains("favourites could not be loaded: ")
+      }
+      // Not checked: that "favourites changed outside: 0 now" is never shown. The file key
+      // delivers the default and its decoding error as two steps, so the demo can see the
+      // default before the error is set.
+      demo.send("quit")
+      #expect(await demo.finish() == 0, "\(demo.errorText.suffix(4000))")
+    }
+  }
 }

@@ -76,3 +76,36 @@ extension InMemoryTests {
     }
   }
 }
+
+extension InMemoryTests {
+  /// An empty cell is not a stored `nil`: an optional's default is stored like any other, and
+  /// `require` finds nothing; a `nil` set later is a value a later holder keeps.
+  @Test func anOptionalTellsNothingStoredFromAStoredNil() async throws {
+    try await memoryBootstrap {
+      @Shared(.inMemory("count")) var count: Int? = 0
+      @Shared(.registered("registered")) var registered: Int? = 1
+      #expect(count == 0)
+      #expect(registered == 1)
+      let keys: [any SharedKey<Int?>] = [
+        InMemoryKey.inMemory("nothing"), RegisteredKey("nothing.either"),
+      ]
+      for key in keys {
+        let error = await #expect(throws: TetherError.self) {
+          _ = try await Shared<Int?>(require: key)
+        }
+        guard case .noValue? = error else {
+          Issue.record("require of \(key) threw \(String(describing: error)), not noValue")
+          continue
+        }
+      }
+      do {
+        @Shared(.inMemory("cleared")) var cleared: Int? = 2
+        $cleared.withLock { $0 = nil }
+      }
+      @Shared(.inMemory("cleared")) var later: Int? = 3
+      #expect(later == nil)
+      let required = try await Shared<Int?>(require: .inMemory("cleared"))
+      #expect(required.wrappedValue == nil)
+    }
+  }
+}

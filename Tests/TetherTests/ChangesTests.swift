@@ -10,9 +10,9 @@ import TetherTesting
       var iterator = $count.changes.makeAsyncIterator()
       #expect(await iterator.take() == 1)
       $count.withLock { $0 = 2 }
+      #expect(await iterator.take() == 2)
       $count.withLock { $0 = 2 }
       $count.withLock { $0 = 3 }
-      #expect(await iterator.take() == 2)
       #expect(await iterator.take() == 3)
     }
   }

@@ -174,7 +174,9 @@ public struct Shared<Value: Sendable>: Sendable {
 
   /// The current value, then each distinct change, including changes made outside this process.
   ///
-  /// Each iteration starts from the value current at that time, and follows re-keying.
+  /// Each iteration starts from the value current at that time, and follows re-keying. The
+  /// latest value wins: an iteration that falls behind gets the value current when it next asks,
+  /// not every value it missed, so an iterator that is not read holds one value, not a queue.
   ///
   /// ```swift
   /// for await count in $count.changes { render(count) }

@@ -1,7 +1,10 @@
 /// The `changes` of a shared value: its current value, then each distinct change.
 ///
-/// Each iterator buffers every change it has not consumed yet, so a slow consumer sees them all
-/// in order; equal consecutive values are skipped when `Value` is `Equatable`.
+/// Each iterator keeps only the newest value it has not consumed yet: a consumer that keeps up
+/// sees every change in order, and one that falls behind gets the latest value when it next
+/// asks, never a queue of the values it missed. What an unread iterator holds is one value,
+/// however many changes it misses. Equal consecutive values are skipped when `Value` is
+/// `Equatable`.
 struct SharedChanges<Value: Sendable>: AsyncSequence, Sendable {
   typealias Element = Value
   typealias Failure = Never
@@ -9,7 +12,9 @@ struct SharedChanges<Value: Sendable>: AsyncSequence, Sendable {
   let listen: @Sendable (@escaping @Sendable (Value) -> Void) -> SharedSubscription
 
   func makeAsyncIterator() -> Iterator {
-    let (stream, continuation) = AsyncStream<Value>.makeStream()
+    // A newer value replaces the one waiting: a changes stream is a view of the current value,
+    // and a slow consumer must not make the writer's memory grow with every change.
+    let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(1))
     let subscription = listen { continuation.yield($0) }
     // The stream ends when its iterator is released; that cancels the subscription.
     continuation.onTermination = { _ in subscription.cancel() }

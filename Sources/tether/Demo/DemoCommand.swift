@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Observation
 import Synchronization
 import Tether
 
@@ -121,9 +122,34 @@ final class DemoSession: Sendable {
         _ = await changes.next(isolation: nil)
         while let value = await changes.next(isolation: nil) {
           guard !self.isOwn(value, in: \.favorites) else { continue }
+          // An edit that cannot be decoded leaves the default and a load error, which the task
+          // below shows: the default is not what the file holds.
+          guard self.favorites.loadError == nil else { continue }
           self.say("↻ favourites changed outside: \(value.count) now")
         }
       }
+      group.addTask { await self.watchFavoritesLoadError() }
+    }
+  }
+
+  /// Shows each new load error of the favourites: an edit of the file that cannot be decoded
+  /// does not change the value (it may already be the default), so `changes` cannot tell it.
+  private func watchFavoritesLoadError() async {
+    // The error at startup was shown as a note.
+    var shown = favorites.loadError.map { "\($0)" }
+    while !Task.isCancelled {
+      let (changed, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+      let error = withObservationTracking {
+        favorites.loadError
+      } onChange: {
+        signal.yield()
+      }
+      let text = error.map { "\($0)" }
+      if let text, text != shown { say("↻ favourites could not be loaded: \(text)") }
+      shown = text
+      var next = changed.makeAsyncIterator()
+      // Ends when the task is cancelled.
+      guard await next.next(isolation: nil) != nil else { return }
     }
   }
 
