@@ -21,8 +21,9 @@ extension FileWatcher {
     // it replaced. Read again.
     if case .stale = outcome { return check(path, firstEvent: firstEvent, caughtUp: caughtUp) }
     if case .unconfirmed(let beingWritten) = outcome, let firstEvent {
-      let emptied = beingWritten && content == .data(Data())
-      if postpone(path, beingWritten: beingWritten, emptied: emptied, firstEvent: firstEvent) {
+      if postpone(
+        path, beingWritten: beingWritten, empty: content == .data(Data()), firstEvent: firstEvent)
+      {
         return
       }
       // The thread may not have read every event the kernel queued before this read (it lags
@@ -46,20 +47,24 @@ extension FileWatcher {
   /// truncating and writing leaves the change time as old as the truncation, so the open writer
   /// counts first); within the maximum wait since `firstEvent`.
   ///
-  /// A file its writer has `emptied` and still holds open is waited for up to the emptied wait
-  /// since it was emptied: the writer is between truncating and writing. (Not since the burst
-  /// began: a check held up behind others finds that long past, though the writer may have
-  /// truncated a moment ago.)
+  /// An `empty` file is most often a writer between truncating and writing (a `cp`, a shell's
+  /// `>`, an editor saving in place), and this process's own renames around it can make its
+  /// events say the writer is done: it is believed only once it has stayed empty for the
+  /// maximum wait, and waited for up to the emptied wait since it was emptied. (Not since the
+  /// burst began: a check held up behind others finds that long past, though the writer may
+  /// have truncated a moment ago.)
   private func postpone(
-    _ path: String, beingWritten: Bool, emptied: Bool, firstEvent: UInt64
+    _ path: String, beingWritten: Bool, empty: Bool, firstEvent: UInt64
   ) -> Bool {
     let wallClock = UInt64(Date().timeIntervalSince1970 * 1e9)
-    if emptied {
+    if empty {
       let uptime = DispatchTime.now().uptimeNanoseconds
       let emptiedAgo = FileIdentity.of(path).map { $0.nanosecondsSinceChange(now: wallClock) }
-      return settler.postpone(
-        path, firstEvent: emptiedAgo.map { uptime - min($0, uptime) } ?? firstEvent,
-        changedAgo: 0, limit: emptiedWait)
+      let quiet = !beingWritten && (emptiedAgo ?? 0) >= maxWait.nanoseconds
+      return !quiet
+        && settler.postpone(
+          path, firstEvent: emptiedAgo.map { uptime - min($0, uptime) } ?? firstEvent,
+          changedAgo: 0, limit: emptiedWait)
     }
     let changedAgo =
       beingWritten

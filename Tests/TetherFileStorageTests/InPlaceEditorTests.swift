@@ -1,0 +1,59 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+import Tether
+import TetherFileStorage
+import TetherTestHelperSupport
+import TetherTesting
+
+/// An editor writing a file in place (truncate, then write, in two steps a moment apart) while
+/// the app keeps changing the file's key: the holder never sees the file empty or half written
+/// (issue 34, item 3; DESIGN §12).
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(3))) struct InPlaceEditorTests {
+  @Test func aHolderNeverSeesAnInPlaceEditHalfDone() async throws {
+    let seconds = Soak.size(ci: 4, soak: 30)
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "count.json")
+      try Data("1000".utf8).write(to: file)
+      @Shared(.fileStorage(file)) var count = -1
+      await expectEventually { count == 1000 }
+      let stop = Atomic(false)
+      // The editor: `open(O_TRUNC)`, "50", a moment, "00", close — every 50 ms.
+      let editor = Thread {
+        while !stop.load(ordering: .relaxed) {
+          let fd = open(file.path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+          if fd >= 0 {
+            _ = "50".withCString { write(fd, $0, 2) }
+            usleep(2_000)
+            _ = "00".withCString { write(fd, $0, 2) }
+            close(fd)
+          }
+          usleep(50_000)
+        }
+      }
+      editor.start()
+      // What the app finds each time it counts on: the editor's edit, its own last value, or
+      // (never) the default or the edit's first half.
+      var (edits, defaults, halves) = (0, 0, 0)
+      var last = 1000
+      let deadline = ContinuousClock.now + .seconds(seconds)
+      while ContinuousClock.now < deadline {
+        let found = $count.withLock { value -> Int in
+          defer { value += 1 }
+          return value
+        }
+        if found == -1 { defaults += 1 }
+        if found == 50 && found != last { halves += 1 }
+        if found == 5000 { edits += 1 }
+        last = found + 1
+        try await Task.sleep(for: .milliseconds(2))
+      }
+      stop.store(true, ordering: .relaxed)
+      #expect(edits > 0, "the editor's edits reached the holder")
+      #expect(defaults == 0, "the default, for a file seen empty, \(defaults) times")
+      #expect(halves == 0, "a half-written file, \(halves) times")
+      #expect($count.loadError == nil)
+    }
+  }
+}
