@@ -5,7 +5,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHELL := /bin/bash
 TEST_LOG := .build/test-output.log
 
-.PHONY: deps test-deps lint test format demo bench
+.PHONY: deps test-deps lint test soak format demo bench
 
 APT := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get
 
@@ -30,6 +30,12 @@ test: test-deps lint
 	@set -o pipefail; $(SWIFT) test --parallel 2>&1 | tee $(TEST_LOG) || { \
 	  echo "--- failures:"; grep "✘" $(TEST_LOG) | grep -v "known issue"; exit 1; }
 	$(SWIFT) test -c release --filter WithLockTests
+
+# The contention and race tests at full size (8 processes × 1,000 saves on one defaults file,
+# three times; editors racing the app for 30 s); `make test` runs them small.
+SOAK_SUITES := DefaultsContentionTests|DefaultsConflictTests|InPlaceEditorTests
+soak: test-deps
+	TETHER_SOAK=1 $(SWIFT) test --filter "$(SOAK_SUITES)"
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(SOURCES)
