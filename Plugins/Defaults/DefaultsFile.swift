@@ -103,7 +103,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   static var logger: Logger { Logger(label: "tether.defaults") }
   /// Conflicts (a key's change dropped for an edit of it), said once per key and burst.
-  static let conflicts = BurstWarnings(logger)
+  static let conflicts = BurstWarnings(label: "tether.defaults")
 
   /// The scope's files, told when this one goes.
   private let files: DefaultsFiles

@@ -106,7 +106,7 @@ final class FileStore: PendingWrites, Sendable {
 
   static var logger: Logger { Logger(label: "tether.file") }
   /// Conflicts (a local change dropped for an edit of the file), said once per file and burst.
-  static let conflicts = BurstWarnings(logger)
+  static let conflicts = BurstWarnings(label: "tether.file")
 
   // MARK: Loading
 

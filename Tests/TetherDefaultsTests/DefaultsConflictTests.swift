@@ -112,3 +112,30 @@ import TetherTesting
     }
   }
 }
+
+extension DefaultsConflictTests {
+  /// A hundred saves each overtaken by an edit of their key: each save reports its conflict,
+  /// and the log says so once for the burst, not once per save.
+  @Test func conflictsAreLoggedOncePerKeyAndBurst() async throws {
+    LogCapture.install()
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      try await defaultsBootstrap(folder) {
+        @Shared(.registered("d")) var d = 0
+        var conflicts = 0
+        for round in 1...100 {
+          try edit(file, "d", "\(round + 1_000)")
+          $d.withLock { $0 = round }
+          do {
+            try await $d.save()
+          } catch TetherError.conflict {
+            conflicts += 1
+          }
+        }
+        #expect(conflicts > 0)
+        let said = LogCapture.messages(at: .warning, containing: file.path)
+        #expect(said.count <= 2, "\(conflicts) conflicts, \(said.count) warnings")
+      }
+    }
+  }
+}

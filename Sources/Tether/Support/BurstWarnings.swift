@@ -1,5 +1,5 @@
 import Dispatch
-package import Logging
+import Logging
 import Synchronization
 
 /// Warnings about a subject (a key, a file) said once per burst: a subject warned about again
@@ -7,11 +7,13 @@ import Synchronization
 /// says how many were left out. A thousand conflicting saves make one line, not a thousand.
 package final class BurstWarnings: Sendable {
   private let quiet: UInt64
-  private let logger: Logger
+  private let label: String
   private let said = Mutex<[String: (at: UInt64, leftOut: Int)]>([:])
 
-  package init(_ logger: Logger, quiet: Duration = .seconds(10)) {
-    self.logger = logger
+  /// Warnings through the logger labelled `label` (made at each warning, so a logging system
+  /// bootstrapped later is the one used).
+  package init(label: String, quiet: Duration = .seconds(10)) {
+    self.label = label
     self.quiet = quiet.nanoseconds
   }
 
@@ -29,6 +31,6 @@ package final class BurstWarnings: Sendable {
     }
     guard let leftOut else { return }
     let more = leftOut == 0 ? "" : " (\(leftOut) more like it since the last warning)"
-    logger.warning("\(message())\(more)")
+    Logger(label: label).warning("\(message())\(more)")
   }
 }
