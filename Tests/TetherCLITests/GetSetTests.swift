@@ -52,6 +52,32 @@ import TetherTesting
     }
   }
 
+  /// `tether set` writes through the file's store, as a holder's `save()` does: it wrote around
+  /// it, and replaced a file it could not read as JSON without keeping it.
+  @Test func setOverACorruptFileKeepsItBesideAndKeepsTheFilesMode() async throws {
+    try await withTemporaryDirectory { home in
+      let folder = home.appending(path: "data/tether-demo")
+      let file = folder.appending(path: "favorite-facts.json")
+      let corrupt = Data(#"{"hand": "edited", broken"#.utf8)
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try corrupt.write(to: file)
+      try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file.path)
+
+      let set = try await tether(
+        ["set", "--config", shippedConfig, "favoriteFacts", "[1,2]"], home: home)
+      #expect(set.status == 0, "\(set.errors)")
+      #expect(try Data(contentsOf: file) == Data("[1,2]".utf8))
+      let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+      #expect(attributes[.posixPermissions] as? Int == 0o640)
+      let backups = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        .filter { $0.hasPrefix("favorite-facts.json.corrupt-") }
+      #expect(backups.count == 1, "beside the file: \(backups)")
+      for backup in backups {
+        #expect(try Data(contentsOf: folder.appending(path: backup)) == corrupt)
+      }
+    }
+  }
+
   @Test func setReadsTheValueFromAFileOrStandardInput() async throws {
     try await withTemporaryDirectory { home in
       let value = home.appending(path: "value.json")
