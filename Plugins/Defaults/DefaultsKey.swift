@@ -82,9 +82,9 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
           subscriber.yieldReturningInitialValue()
         }
       } catch let error as TetherError where error.isInvalidValue {
-        // A hand edit that does not parse: the default, and the error naming the line.
-        subscriber.yieldReturningInitialValue()
-        subscriber.yield(throwing: error)
+        // A hand edit that does not parse: the default, and the error naming the line, as
+        // one change.
+        subscriber.yieldReturningInitialValue(throwing: error)
       } catch {
         subscriber.yield(throwing: error)
       }

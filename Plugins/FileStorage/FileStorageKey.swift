@@ -128,10 +128,10 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
           subscriber.yield(try coder.decode(data))
         } catch {
           // As at the first load: the default, and the decoding error (the bytes are backed
-          // up before a write replaces them).
+          // up before a write replaces them), as one change, so that no reader finds the
+          // default without the error.
           store.markCorrupt(data)
-          subscriber.yieldReturningInitialValue()
-          subscriber.yield(throwing: error)
+          subscriber.yieldReturningInitialValue(throwing: error)
         }
       }
     }

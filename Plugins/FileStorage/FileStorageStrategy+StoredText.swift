@@ -19,16 +19,58 @@ extension FileStorageStrategy: StoredTextStrategy {
     }
   }
 
-  /// Writes `text` atomically once it parses as JSON.
-  package func setStoredText(_ text: String, of name: String, options: StrategyOptions) throws {
+  /// Writes `text` once it parses as JSON, as a holder of the key writes a value: through the
+  /// file's store (``StoredJSON`` is the value), so the tool gets every guarantee of a holder's
+  /// `save()` — a file that is not JSON kept beside as `NAME.corrupt-<stamp>` first, the file's
+  /// mode kept, the strategy's durability, and the write compared with what was read.
+  package func setStoredText(
+    _ text: String, of name: String, options: StrategyOptions
+  ) async throws {
     let url = try location(of: name, options: options)
-    let data = Data(text.utf8)
-    do {
-      _ = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
-    } catch {
+    let value = StoredJSON(bytes: Data(text.utf8))
+    guard value.isJSON else {
       throw StoredTextError("the value is not JSON, so \(url.path) was not changed")
     }
-    try AtomicFile.write(data, to: ResolvedPath.of(url), durable: false, expected: nil)
+    let key = FileStorageKey<StoredJSON>(
+      url: url, settings: settings, encode: { $0.bytes },
+      decode: { bytes in
+        let stored = StoredJSON(bytes: bytes)
+        guard stored.isJSON else { throw StoredJSON.NotJSON() }
+        return stored
+      })
+    // Loaded first, as a holder is: bytes that are not JSON are noted by the store, which keeps
+    // them as a backup before the write replaces them.
+    let loaded = await withCheckedContinuation { continuation in
+      key.load(
+        context: .userInitiated,
+        continuation: LoadContinuation(subject: key) { continuation.resume(returning: $0) })
+    }
+    switch loaded {
+    case .success, .failure(is StoredJSON.NotJSON): break
+    case .failure(let error):
+      throw StoredTextError("\(url.path) could not be read (\(error)), so it was not changed")
+    case nil:
+      throw StoredTextError("\(url.path) could not be read, so it was not changed")
+    }
+    // Watched while it is written, as a holder's file is: the write replaces only the content
+    // the watcher knows the file holds (an edit made meanwhile is a conflict, not overwritten).
+    let subscription = key.subscribe(
+      context: .userInitiated, subscriber: SharedSubscriber { _ in })
+    defer { subscription.cancel() }
+    let saved = await withCheckedContinuation { continuation in
+      key.save(
+        value, context: .userInitiated,
+        continuation: SaveContinuation(subject: key) { continuation.resume(returning: $0) })
+    }
+    switch saved {
+    case .success: return
+    case .failure(TetherError.conflict):
+      throw TetherError.conflict(key: name, location: url.path)
+    case .failure(let error):
+      throw TetherError.notSaved(key: name, reason: "\(url.path): \(error)")
+    case nil:
+      throw TetherError.notSaved(key: name, reason: "\(url.path): the write did not finish")
+    }
   }
 
   package func watchStoredText(
@@ -44,5 +86,26 @@ extension FileStorageStrategy: StoredTextStrategy {
       }
     }
     return SharedSubscription { watch.cancel() }
+  }
+}
+
+/// A file's value as the tool sees it: JSON bytes, of no type it knows.
+///
+/// The value type of the store the tool writes through, so that what the tool writes is saved
+/// by the code that saves a holder's value.
+struct StoredJSON: Sendable {
+  /// Bytes that do not parse as JSON: the file is corrupt for the tool, as a file that does not
+  /// decode is for a holder.
+  struct NotJSON: Error {}
+
+  let bytes: Data
+
+  var isJSON: Bool {
+    do {
+      _ = try JSONSerialization.jsonObject(with: bytes, options: .fragmentsAllowed)
+      return true
+    } catch {
+      return false
+    }
   }
 }

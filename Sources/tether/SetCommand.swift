@@ -3,7 +3,7 @@ import Foundation
 import Tether
 
 /// `tether set KEY VALUE`: validates, then writes atomically through the library's own code.
-struct SetCommand: ParsableCommand {
+struct SetCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "set",
     abstract: "Write a key's stored value: JSON for files, an INI literal for defaults.",
@@ -21,7 +21,7 @@ struct SetCommand: ParsableCommand {
     }
   }
 
-  func run() throws {
+  func run() async throws {
     let mapped = try MappedKey(key, in: try options.registry())
     let text = try readValue()
     guard let strategy = mapped.strategy else {
@@ -29,7 +29,7 @@ struct SetCommand: ParsableCommand {
       throw ExitCode.failure
     }
     do {
-      try strategy.setStoredText(text, of: key, options: mapped.options)
+      try await strategy.setStoredText(text, of: key, options: mapped.options)
     } catch let error as StoredTextError {
       printError("\(key): \(error)")
       throw ExitCode.failure

@@ -52,6 +52,65 @@ import TetherTesting
     }
   }
 
+  /// `tether set` writes through the file's store, as a holder's `save()` does: it wrote around
+  /// it, and replaced a file it could not read as JSON without keeping it.
+  @Test func setOverACorruptFileKeepsItBesideAndKeepsTheFilesMode() async throws {
+    try await withTemporaryDirectory { home in
+      let folder = home.appending(path: "data/tether-demo")
+      let file = folder.appending(path: "favorite-facts.json")
+      let corrupt = Data(#"{"hand": "edited", broken"#.utf8)
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try corrupt.write(to: file)
+      try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file.path)
+
+      let set = try await tether(
+        ["set", "--config", shippedConfig, "favoriteFacts", "[1,2]"], home: home)
+      #expect(set.status == 0, "\(set.errors)")
+      #expect(try Data(contentsOf: file) == Data("[1,2]".utf8))
+      let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+      #expect(attributes[.posixPermissions] as? Int == 0o640)
+      let backups = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        .filter { $0.hasPrefix("favorite-facts.json.corrupt-") }
+      #expect(backups.count == 1, "beside the file: \(backups)")
+      for backup in backups {
+        #expect(try Data(contentsOf: folder.appending(path: backup)) == corrupt)
+      }
+    }
+  }
+
+  /// `tether set` of a defaults key writes through the file's locked read-merge-replace, as a
+  /// holder's write does: it waits for the lock another writer holds, then changes its line
+  /// only, keeping the file's other lines and its mode.
+  @Test func setOfADefaultsKeyWaitsForTheFilesLockAndKeepsItsLinesAndMode() async throws {
+    try await withTemporaryDirectory { home in
+      let folder = home.appending(path: "config/tether-demo")
+      let file = folder.appending(path: "defaults.ini")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try Data("# mine\ncount = 1\nother = x\n".utf8).write(to: file)
+      try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file.path)
+      // The lock a holder's write takes, held here as another process's write would hold it.
+      let lock = open(folder.appending(path: ".defaults.ini.lock").path, O_RDONLY | O_CREAT, 0o600)
+      #expect(lock >= 0)
+      #expect(flock(lock, LOCK_EX) == 0)
+      var held = true
+      defer { if held { close(lock) } }
+
+      let set = try RunningTether(["set", "--config", shippedConfig, "count", "42"], home: home)
+      let waiter = "-> FLOCK  ADVISORY  WRITE \(set.process.processIdentifier) "
+      try await expectEventually(timeout: .seconds(30), "tether set waits for the lock") {
+        let locks = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
+        return locks.contains(waiter)
+      }
+      #expect(try Data(contentsOf: file) == Data("# mine\ncount = 1\nother = x\n".utf8))
+      close(lock)
+      held = false
+      #expect(await set.finish() == 0, "\(set.errorText)")
+      #expect(try Data(contentsOf: file) == Data("# mine\ncount = 42\nother = x\n".utf8))
+      let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+      #expect(attributes[.posixPermissions] as? Int == 0o640)
+    }
+  }
+
   @Test func setReadsTheValueFromAFileOrStandardInput() async throws {
     try await withTemporaryDirectory { home in
       let value = home.appending(path: "value.json")

@@ -100,16 +100,21 @@ final class RunningTether: Sendable {
       #expect(set.status == 0, "\(set.errors)")
       let demo = try RunningTether(["demo", "--config", shippedConfig], home: home)
       await expectEventually(timeout: .seconds(30)) { demo.text.contains("favourites: 1") }
-      try Data(#"[{"number": 7, "text": broken"#.utf8).write(
-        to: home.appending(path: "data/tether-demo/favorite-facts.json"), options: .atomic)
+      let file = home.appending(path: "data/tether-demo/favorite-facts.json")
+      try Data(#"[{"number": 7, "text": broken"#.utf8).write(to: file, options: .atomic)
       await expectEventually(timeout: .seconds(30)) {
         demo.text.contains("favourites could not be loaded: ")
       }
-      // Not checked: that "favourites changed outside: 0 now" is never shown. The file key
-      // delivers the default and its decoding error as two steps, so the demo can see the
-      // default before the error is set.
+      // A valid edit after it: once the demo shows it, it has read past the corrupt edit's
+      // change, which must not have been shown as the file's value.
+      try Data(#"[{"number":1,"text":"one"},{"number":2,"text":"two"}]"#.utf8).write(
+        to: file, options: .atomic)
+      await expectEventually(timeout: .seconds(30)) {
+        demo.text.contains("favourites changed outside: 2 now")
+      }
       demo.send("quit")
       #expect(await demo.finish() == 0, "\(demo.errorText.suffix(4000))")
+      #expect(!demo.text.contains("favourites changed outside: 0 now"), "\(demo.text)")
     }
   }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import Observation
+import Synchronization
 import Testing
 import Tether
 import TetherDefaults
@@ -43,6 +45,24 @@ import TetherTesting
       #expect(contents(file) == "a = 2\nb = 5\n")
       await expectEventually(timeout: .seconds(10), "b: \(b.wrappedValue)") { b.wrappedValue == 5 }
       #expect(a.wrappedValue == 2)
+    }
+  }
+
+  /// A hand edit that does not parse gives the default and the error as one change: the key
+  /// delivered them in two steps, and an Observation `onChange` of the value (on the delivering
+  /// thread) found the default with no error.
+  @Test func whoeverIsToldOfTheDefaultOfABadEditFindsTheLoadErrorWithIt() async throws {
+    try await withTwoKeys { file, a, _ in
+      let errorSet = Mutex<[Bool]>([])
+      withObservationTracking {
+        _ = a.wrappedValue
+      } onChange: {
+        errorSet.withLock { $0.append(a.loadError != nil) }
+      }
+      try edit(file, "a", "one")
+      await expectEventually(timeout: .seconds(10)) { a.loadError != nil }
+      #expect(a.wrappedValue == 0)
+      #expect(errorSet.withLock { $0 } == [true], "onChange found the default without the error")
     }
   }
 }

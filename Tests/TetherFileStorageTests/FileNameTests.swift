@@ -18,8 +18,8 @@ import TetherTesting
         #expect(throws: TetherError.invalidKeyName(name, reason: reason)) {
           _ = try strategy.key(named: name, as: Int.self, options: options)
         }
-        #expect(throws: TetherError.invalidKeyName(name, reason: reason)) {
-          try strategy.setStoredText(#"{"a":1}"#, of: name, options: options)
+        await #expect(throws: TetherError.invalidKeyName(name, reason: reason)) {
+          try await strategy.setStoredText(#"{"a":1}"#, of: name, options: options)
         }
       }
       #expect(try FileManager.default.subpathsOfDirectory(atPath: folder.path).isEmpty)

@@ -7,6 +7,9 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   private let callback: @Sendable (Result<Value?, any Error>) -> Void
   private let onLoading: @Sendable (Bool) -> Void
   private let onSaved: @Sendable (Result<Void, any Error>) -> Void
+  /// A shared value's "the initial value, with this error", applied as one change; `nil` for a
+  /// subscriber made with the public initializer, which is told the two in turn.
+  private let onInitialValueWithError: (@Sendable (any Error) -> Void)?
   /// Told of a key that takes changes inline (see ``takeChangesInline(from:_:)``): its type,
   /// how it takes one, and the keys that handed this subscriber on to it.
   private let onInline: InlineOffer?
@@ -31,20 +34,23 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     self.callback = callback
     self.onLoading = onLoading
     self.onSaved = { _ in }
+    self.onInitialValueWithError = nil
     self.onInline = nil
   }
 
-  /// A shared value's subscriber: also told how writes it asked for went, and of a key that
-  /// takes its changes inline.
+  /// A shared value's subscriber: also told how writes it asked for went, of a key that takes
+  /// its changes inline, and of the initial value with an error as one change.
   package init(
     callback: @escaping @Sendable (Result<Value?, any Error>) -> Void,
     onLoading: @escaping @Sendable (Bool) -> Void,
     onSaved: @escaping @Sendable (Result<Void, any Error>) -> Void,
+    onInitialValueWithError: @escaping @Sendable (any Error) -> Void,
     onInline: @escaping InlineOffer
   ) {
     self.callback = callback
     self.onLoading = onLoading
     self.onSaved = onSaved
+    self.onInitialValueWithError = onInitialValueWithError
     self.onInline = onInline
   }
 
@@ -56,6 +62,23 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
 
   /// Delivers an error: holders keep their value and set `loadError`.
   public func yield(throwing error: any Error) { callback(.failure(error)) }
+
+  /// Says the stored value cannot be read (a file edited into something that does not decode):
+  /// holders return to their default and set `loadError` to `error`, as one change.
+  ///
+  /// Use it rather than ``yieldReturningInitialValue()`` followed by ``yield(throwing:)``: between
+  /// those two, a reader of the value (a `changes` iterator, an Observation `onChange`) can find
+  /// the default with no error, and take it for what is stored. Here the error is set before the
+  /// default is, under one hold of the holders' lock, so whoever is told of the default finds
+  /// the error with it. A subscriber made with ``init(callback:onLoading:)`` (a key forwarding
+  /// to another) is told `.success(nil)`, then `.failure(error)`.
+  public func yieldReturningInitialValue(throwing error: any Error) {
+    guard let onInitialValueWithError else {
+      callback(.success(nil))
+      return callback(.failure(error))
+    }
+    onInitialValueWithError(error)
+  }
 
   /// Delivers a result; `.success(nil)` means "the initial value".
   public func yield(with result: Result<Value?, any Error>) { callback(result) }

@@ -12,9 +12,10 @@ package protocol StoredTextStrategy: PersistenceStrategy {
   /// What is stored for `name`; throws when it cannot be read.
   func storedText(of name: String, options: StrategyOptions) throws -> StoredText
 
-  /// Checks that `text` is a stored form of a value and writes it; throws a ``StoredTextError``
-  /// saying why, with the store untouched, when it is not.
-  func setStoredText(_ text: String, of name: String, options: StrategyOptions) throws
+  /// Checks that `text` is a stored form of a value and writes it through the code a holder's
+  /// `save()` writes with (so its backups, locks and checks hold for the tool too); throws a
+  /// ``StoredTextError`` saying why, with the store untouched, when it is not.
+  func setStoredText(_ text: String, of name: String, options: StrategyOptions) async throws
 
   /// Calls `onChange` with each change of what is stored for `name` until the subscription is
   /// cancelled; throws when `name` cannot be watched.

@@ -1,0 +1,55 @@
+import Foundation
+import Observation
+import Synchronization
+import Testing
+import Tether
+import TetherFileStorage
+import TetherTesting
+
+/// A file edited into something that does not decode: its holders show the default and the
+/// decoding error, and no reader of the value finds the one without the other.
+@Suite(.timeLimit(.minutes(1))) struct CorruptEditTests {
+  /// The file key delivered the default, then the error, in two steps: an Observation
+  /// `onChange` (on the delivering thread) found the default with no error, and so could a
+  /// `changes` reader on another thread (`tether demo` showed "favourites changed outside: 0").
+  @Test func whoeverIsToldOfTheDefaultFindsTheLoadErrorWithIt() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "facts.json")
+      try Data("[1,2]".utf8).write(to: url)
+      try await fileBootstrap(folder) {
+        let facts = Shared(wrappedValue: [Int](), .registered("facts"))
+        #expect(facts.wrappedValue == [1, 2])
+        // Whether the error was set, as each reader found it when told of the default.
+        let observed = Mutex<[Bool]>([])
+        let streamed = Mutex<[Bool]>([])
+        let listening = Atomic<Bool>(false)
+        withObservationTracking {
+          _ = facts.wrappedValue
+        } onChange: {
+          observed.withLock { $0.append(facts.loadError != nil) }
+        }
+        let reading = Task {
+          var changes = facts.changes.makeAsyncIterator()
+          // The current value: the iterator listens from here on.
+          _ = await changes.next(isolation: nil)
+          listening.store(true, ordering: .releasing)
+          while let value = await changes.next(isolation: nil) {
+            guard value.isEmpty else { continue }
+            streamed.withLock { $0.append(facts.loadError != nil) }
+          }
+        }
+        defer { reading.cancel() }
+        await expectEventually { listening.load(ordering: .acquiring) }
+
+        try Data("[1, broken".utf8).write(to: url, options: .atomic)
+        await expectEventually(timeout: .seconds(30)) {
+          !observed.withLock(\.isEmpty) && !streamed.withLock(\.isEmpty)
+        }
+        #expect(facts.wrappedValue == [])
+        #expect(facts.loadError != nil)
+        #expect(observed.withLock { $0 } == [true], "onChange found the default without the error")
+        #expect(streamed.withLock { $0 } == [true], "changes gave the default without the error")
+      }
+    }
+  }
+}
