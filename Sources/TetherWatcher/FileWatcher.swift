@@ -196,7 +196,7 @@ package final class FileWatcher: Sendable {
     }
   }
 
-  // MARK: - Subscriptions and own writes
+  // MARK: - Subscriptions
 
   func unsubscribe(_ key: HashedPath, id: UInt64) {
     let removal = state.withLock { state -> WatchedFolders.Removal in
@@ -229,25 +229,5 @@ package final class FileWatcher: Sendable {
       if released { wake() }
       if let next { releaseIdleDirectories(after: .nanoseconds(next)) }
     }
-  }
-
-  func expectOwnWrite(_ key: HashedPath, data: Data) {
-    state.withLock { $0.files.expectOwnWrite(key, data: data) }
-  }
-
-  func recordOwnWrite(_ key: HashedPath, data: Data) {
-    state.withLock { $0.files.recordOwnWrite(key, data: data) }
-  }
-
-  func ownWritesLanded(_ key: HashedPath) -> UInt64 {
-    state.withLock { $0.files.ownWritesLanded(key) } ?? 0
-  }
-
-  func known(_ key: HashedPath) -> FileContent? {
-    state.withLock { $0.files.known(key) }
-  }
-
-  func cancelOwnWrite(_ key: HashedPath, data: Data) {
-    state.withLock { $0.files.cancelOwnWrite(key, data: data) }
   }
 }

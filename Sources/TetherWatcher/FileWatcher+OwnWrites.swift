@@ -1,0 +1,26 @@
+import Foundation
+import TetherFiles
+
+/// This process's own writes of watched files, announced and recorded through
+/// ``FileWatch/replacing(with:_:)``: content equal to one is not an external change.
+extension FileWatcher {
+  func expectOwnWrite(_ key: HashedPath, data: Data) {
+    state.withLock { $0.files.expectOwnWrite(key, data: data) }
+  }
+
+  func recordOwnWrite(_ key: HashedPath, data: Data) {
+    state.withLock { $0.files.recordOwnWrite(key, data: data) }
+  }
+
+  func ownWritesLanded(_ key: HashedPath) -> UInt64 {
+    state.withLock { $0.files.ownWritesLanded(key) } ?? 0
+  }
+
+  func known(_ key: HashedPath) -> FileContent? {
+    state.withLock { $0.files.known(key) }
+  }
+
+  func cancelOwnWrite(_ key: HashedPath, data: Data) {
+    state.withLock { $0.files.cancelOwnWrite(key, data: data) }
+  }
+}
