@@ -10,8 +10,8 @@ import Synchronization
 /// `0600`), is fsynced, takes the existing file's mode (and owner, as root), and is renamed over
 /// the file: a reader, or a crash at any moment, sees the old bytes or the new ones, never a
 /// mix. The temp file is `flock`ed while it is live, so a later clean-up can tell a crashed
-/// writer's leftovers from a running writer's work.
-///
+/// writer's leftovers from a running writer's work. Only a regular file is replaced: a FIFO,
+/// device, socket or folder at the path is an error naming it, and stays.
 ///
 /// A reader that opened the file before a write keeps the bytes it opened: a write never goes
 /// into an inode a reader may hold, so every write makes a temp file of its own.
@@ -43,6 +43,7 @@ package enum AtomicFile {
   private static func writeOnce(
     _ data: Data, to path: String, folder: String, durable: Bool, expected: FileContent?
   ) throws {
+    let existing = try existingFile(at: path)
     let (fd, temporary, ours) = try createTemporary(beside: path, in: folder)
     var renamed = false
     defer {
@@ -58,8 +59,7 @@ package enum AtomicFile {
         }
       }
     }
-    var existing = stat()
-    if stat(path, &existing) == 0 {
+    if let existing {
       // Only when they differ from the temp file's: each change is an event for every watcher.
       if existing.st_mode & 0o7777 != ours.st_mode & 0o7777 {
         try systemCall("fchmod", path: temporary) { fchmod(fd, existing.st_mode & 0o7777) }
@@ -77,6 +77,22 @@ package enum AtomicFile {
       defer { close(directory) }
       try systemCall("fsync", path: folder) { fsync(directory) }
     }
+  }
+
+  /// What `stat` says of the file at `path`, `nil` when there is none. Anything but a regular
+  /// file is refused (``FileError/notRegular(path:type:)``): renaming over a FIFO, a device or
+  /// a socket would silently destroy what someone put there, and a folder cannot be.
+  private static func existingFile(at path: String) throws -> stat? {
+    var info = stat()
+    do {
+      try systemCall("stat", path: path) { stat(path, &info) }
+    } catch {
+      guard error.code == ENOENT || error.code == ENOTDIR else { throw error }
+      // Made by this write; a file in the way of its folder fails as the temp file is made.
+      return nil
+    }
+    if let refusal = FileError.refusing(path, mode: info.st_mode) { throw refusal }
+    return info
   }
 
   /// Renames `temporary` (holding `data`) over `path` if `path` still holds `expected` (or

@@ -8,8 +8,9 @@ package enum FileContent: Sendable, Equatable {
   case missing
   /// The file's bytes.
   case data(Data)
-  /// The file exists but could not be read.
-  case unreadable(SystemError)
+  /// Something is at the path but could not be read: a failed system call, or something that
+  /// is not a regular file (never opened in a way that could block, never read).
+  case unreadable(FileError)
 
   /// Reads the file at `path`, following symlinks.
   package static func read(_ path: String) -> FileContent {
@@ -26,21 +27,46 @@ package enum FileContent: Sendable, Equatable {
   /// ends it without a second call to be told so (as Foundation's reader, which stops at the
   /// size `fstat` gave, also trusts); pass `false` for a kernel file that can read short before.
   ///
+  /// Anything but a regular file is ``FileError/notRegular(path:type:)``: opened without
+  /// blocking (a FIFO would wait for a writer in `open`) and without becoming the controlling
+  /// terminal, then refused by an `fstat` of the descriptor before it is read.
+  ///
   /// Most watched files are small: the first read goes to the stack and the bytes are copied
-  /// once, into `Data` of their size. Only a file that fills it is asked its size, to read the
-  /// rest in one call instead of growing a buffer.
+  /// once, into `Data` of their size. Only a file that fills it is read on at the size `fstat`
+  /// gave, in one call instead of growing a buffer.
   package static func readData(
     _ path: String, shortReadEnds: Bool = true
-  ) throws(SystemError) -> Data {
-    // `withCString`: passing the String itself copies it into a new array for every call.
-    let fd = try systemCall("open", path: path) {
-      path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+  ) throws(FileError) -> Data {
+    let fd: Int32
+    do {
+      // `withCString`: passing the String itself copies it into a new array for every call.
+      fd = try systemCall("open", path: path) {
+        path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+      }
+    } catch  where error.code == ENXIO || error.code == ENODEV {
+      // A socket, or a device with nothing behind it: said as what it is.
+      throw refusal(path) ?? .system(error)
+    } catch {
+      throw .system(error)
     }
     defer { close(fd) }
     return try readData(fd, path: path, shortReadEnds: shortReadEnds)
   }
 
-  /// The file open at `fd` (`path` names it in errors), read as ``read(_:)`` reads it.
+  /// ``FileError/notRegular(path:type:)`` for what is at `path`, if `stat` finds it is not a
+  /// regular file.
+  private static func refusal(_ path: String) -> FileError? {
+    var info = stat()
+    do {
+      try systemCall("stat", path: path) { stat(path, &info) }
+    } catch {
+      return nil
+    }
+    return FileError.refusing(path, mode: info.st_mode)
+  }
+
+  /// The file open at `fd` (`path` names it in errors), read as ``read(_:)`` reads it. The
+  /// descriptor must have been opened with `O_NONBLOCK`, so that opening a FIFO did not block.
   static func read(_ fd: Int32, path: String) -> FileContent {
     do {
       return .data(try readData(fd, path: path, shortReadEnds: true))
@@ -49,17 +75,34 @@ package enum FileContent: Sendable, Equatable {
     }
   }
 
-  /// ``readData(_:shortReadEnds:)`` of a file open at `fd`, from where it stands.
+  /// ``readData(_:shortReadEnds:)`` of a file open at `fd`, from where it stands; refused
+  /// unread when it is not a regular file. `O_NONBLOCK` changes nothing for a regular file.
   private static func readData(
     _ fd: Int32, path: String, shortReadEnds: Bool
+  ) throws(FileError) -> Data {
+    var info = stat()
+    do {
+      try systemCall("fstat", path: path) { fstat(fd, &info) }
+    } catch {
+      throw .system(error)
+    }
+    if let refusal = FileError.refusing(path, mode: info.st_mode) { throw refusal }
+    do {
+      return try readRegular(fd, path: path, size: Int(info.st_size), shortReadEnds: shortReadEnds)
+    } catch {
+      throw .system(error)
+    }
+  }
+
+  /// The regular file open at `fd`, of `size` bytes when it was asked (a kernel file says 0).
+  private static func readRegular(
+    _ fd: Int32, path: String, size: Int, shortReadEnds: Bool
   ) throws(SystemError) -> Data {
     let first = try firstRead(fd, path: path, shortReadEnds: shortReadEnds)
     if first.done { return first.data }
     var data = first.data
-    var info = stat()
-    try systemCall("fstat", path: path) { fstat(fd, &info) }
     // One more byte than the size said, so that a file read whole ends in a short read.
-    var chunk = max(Int(info.st_size) + 1 - data.count, firstReadSize)
+    var chunk = max(size + 1 - data.count, firstReadSize)
     while true {
       let start = data.count
       data.count = start + chunk

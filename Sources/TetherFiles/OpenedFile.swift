@@ -45,9 +45,11 @@ enum LinkFreeOpen {
   case cannotTell
 
   /// Opens `path` (absolute, normalized) for reading, or with `O_PATH` when `pathOnly`.
+  /// Without blocking: a FIFO at the path would wait for a writer in `open`; what is opened is
+  /// read by ``FileContent``, which refuses anything but a regular file.
   static func open(_ path: String, pathOnly: Bool) -> LinkFreeOpen {
     guard !unavailable.load(ordering: .relaxed) else { return .cannotTell }
-    let flags = (pathOnly ? TETHER_O_PATH : O_RDONLY) | O_CLOEXEC
+    let flags = (pathOnly ? TETHER_O_PATH : O_RDONLY | O_NONBLOCK | O_NOCTTY) | O_CLOEXEC
     do throws(SystemError) {
       return .opened(
         try systemCall("openat2", path: path) {

@@ -136,4 +136,39 @@ import TetherTesting
       #expect(result.output.contains("session.*      memory"))
     }
   }
+
+  /// `get` and `set` of a file key and a defaults key whose file is a FIFO: each ends at once
+  /// with an error naming the path, and the FIFO stays.
+  @Test(arguments: [
+    ["get", "facts"], ["set", "facts", "1"], ["get", "count"], ["set", "count", "1"],
+  ])
+  func getAndSetOfAFIFOEndWithAnErrorNamingIt(command: [String]) async throws {
+    try await withTemporaryDirectory { folder in
+      let (facts, defaults) = (
+        folder.appending(path: "facts.json"), folder.appending(path: "defaults.ini")
+      )
+      try makeFIFO(at: facts)
+      try makeFIFO(at: defaults)
+      let config = folder.appending(path: "tether.conf")
+      try Data(
+        """
+        [keys]
+        facts = file
+        count = defaults
+        [strategy.file]
+        directory = \(folder.path)
+        [strategy.defaults]
+        file = \(defaults.path)
+        """.utf8
+      ).write(to: config)
+      let result = try await runChild(
+        tetherPath, [command[0], "--config", config.path] + command.dropFirst(),
+        timeout: .seconds(20))
+      let pipe = command[1] == "facts" ? facts : defaults
+      #expect(result.status == 1, "ended by signal \(result.status)? \(result.errors)")
+      #expect(result.errors.contains("\(pipe.path): not a regular file"), "\(result.errors)")
+      var info = stat()
+      #expect(lstat(pipe.path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "it stays")
+    }
+  }
 }

@@ -87,4 +87,32 @@ import TetherTesting
     }
   }
 
+  /// Renaming over a FIFO, a device or a socket would destroy what someone put there, and
+  /// reading one to compare would block: each write is refused, naming the path, and the
+  /// thing stays, with no temp file left beside it.
+  @Test(arguments: [nil, FileContent.missing, .data(Data("1".utf8))])
+  func aFIFOOrAFolderIsNeitherWrittenIntoNorReplaced(expected: FileContent?) async throws {
+    try await withTemporaryDirectory { folder in
+      let pipe = folder.appending(path: "pipe.json")
+      try makeFIFO(at: pipe)
+      let error = await expectToEnd("writing over a FIFO", releasing: { releaseFIFO(pipe) }) {
+        do {
+          try AtomicFile.write(Data("2".utf8), to: pipe.path, durable: false, expected: expected)
+          return FileError?.none
+        } catch {
+          return error as? FileError
+        }
+      }
+      #expect(error == .notRegular(path: pipe.path, type: .fifo))
+      var info = stat()
+      #expect(lstat(pipe.path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+      let inner = folder.appending(path: "inner.json")
+      try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
+      #expect(throws: FileError.notRegular(path: inner.path, type: .folder)) {
+        try AtomicFile.write(Data("2".utf8), to: inner.path, durable: false, expected: expected)
+      }
+      let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+      #expect(left == ["inner.json", "pipe.json"])
+    }
+  }
 }

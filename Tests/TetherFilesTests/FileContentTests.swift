@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import TetherFiles
 import TetherTesting
@@ -23,14 +24,54 @@ import TetherTesting
     #expect(String(decoding: maps, as: UTF8.self).contains("[stack]"))
   }
 
-  @Test func aMissingFileIsMissingAndAFolderIsUnreadable() async throws {
+  @Test func aMissingFileIsMissing() async throws {
     try await withTemporaryDirectory { folder in
       #expect(FileContent.read(folder.appending(path: "none.json").path) == .missing)
-      guard case .unreadable(let error) = FileContent.read(folder.path) else {
-        Issue.record("a folder read as a file")
-        return
-      }
-      #expect(error.call == "read" && error.path == folder.path)
     }
   }
+
+  /// A FIFO would block its reader in `open` until a writer comes; a device may never end; a
+  /// folder or a socket cannot be read: each is refused unread, naming its path.
+  @Test func anythingButARegularFileIsRefusedUnreadWithoutBlocking() async throws {
+    try await withTemporaryDirectory { folder in
+      let pipe = folder.appending(path: "pipe.json")
+      try makeFIFO(at: pipe)
+      let content = await expectToEnd("reading a FIFO", releasing: { releaseFIFO(pipe) }) {
+        FileContent.read(pipe.path)
+      }
+      #expect(content == .unreadable(.notRegular(path: pipe.path, type: .fifo)))
+      #expect(
+        "\(FileError.notRegular(path: pipe.path, type: .fifo))".contains("not a regular file"))
+      #expect(
+        FileContent.read("/dev/zero")
+          == .unreadable(.notRegular(path: "/dev/zero", type: .characterDevice)))
+      #expect(
+        FileContent.read(folder.path) == .unreadable(.notRegular(path: folder.path, type: .folder)))
+      let socket = folder.appending(path: "socket.json")
+      let listener = try bindSocket(at: socket.path)
+      defer { close(listener) }
+      #expect(
+        FileContent.read(socket.path) == .unreadable(.notRegular(path: socket.path, type: .socket)))
+    }
+  }
+}
+
+/// A Unix-domain socket bound at `path`; the caller closes it.
+func bindSocket(at path: String) throws -> Int32 {
+  let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+  var address = sockaddr_un()
+  address.sun_family = sa_family_t(AF_UNIX)
+  withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+    buffer.copyBytes(from: path.utf8.prefix(buffer.count - 1))
+  }
+  let bound = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+    }
+  }
+  guard fd >= 0, bound == 0 else {
+    close(fd)
+    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+  }
+  return fd
 }

@@ -249,3 +249,29 @@ func kernelWatchedInodes() throws -> Set<UInt64> {
   }
   return inodes
 }
+
+extension DeliveryTests {
+  /// Checks run one at a time on the watcher's delivery queue: a FIFO put in the place of a
+  /// watched file must be delivered as an error, not block that queue for every other file.
+  @Test func aFileReplacedByAFIFOIsDeliveredAsAnErrorAndOtherFilesStillAre() async throws {
+    try await withTemporaryDirectory { folder in
+      let (a, b) = (folder.appending(path: "a.json"), folder.appending(path: "b.json"))
+      try Data("1".utf8).write(to: a)
+      let (first, second) = (Deliveries(), Deliveries())
+      let watches = [
+        FileWatcher.shared.watch(a.path) { first.record($0) },
+        FileWatcher.shared.watch(b.path) { second.record($0) },
+      ]
+      try FileManager.default.removeItem(at: a)
+      try makeFIFO(at: a)
+      // Frees the queue, should it be blocked, once the test is over.
+      defer { releaseFIFO(a) }
+      await expectEventually(timeout: .seconds(30)) {
+        first.last == .unreadable(.notRegular(path: a.path, type: .fifo))
+      }
+      try Data("2".utf8).write(to: b)
+      await expectEventually(timeout: .seconds(30)) { second.lastIs("2") }
+      withExtendedLifetime(watches) {}
+    }
+  }
+}
