@@ -123,6 +123,7 @@ extension DefaultsConflictTests {
       try await defaultsBootstrap(folder) {
         @Shared(.registered("d")) var d = 0
         var conflicts = 0
+        let start = ContinuousClock.now
         for round in 1...100 {
           try edit(file, "d", "\(round + 1_000)")
           $d.withLock { $0 = round }
@@ -134,7 +135,10 @@ extension DefaultsConflictTests {
         }
         #expect(conflicts > 0)
         let said = LogCapture.messages(at: .warning, containing: file.path)
-        #expect(said.count <= 2, "\(conflicts) conflicts, \(said.count) warnings")
+        // A warning from each of the two places a conflict is found, again each 10 s quiet
+        // time (a loaded machine can make the loop that long).
+        let bursts = Int((ContinuousClock.now - start) / .seconds(10)) + 1
+        #expect(said.count <= 2 * bursts, "\(conflicts) conflicts, \(said.count) warnings")
       }
     }
   }
