@@ -48,8 +48,9 @@ extension DefaultsFile {
       if let landed { state.ownWritesLanded = landed }
       // A key whose holders' last value is now in the file has it as its base from there on;
       // one whose change was dropped takes the file's.
-      for (name, change) in changes where state.given[name] == .some(change.literal) {
-        if applied.written.contains(name) { state.given[name] = nil }
+      for (name, change) in changes
+      where applied.written.contains(name) && state.given[name] == .some(change.literal) {
+        state.given[name] = nil
       }
       for name in applied.conflicts { state.given[name] = nil }
       return Self.news(in: &state, except: applied.written)

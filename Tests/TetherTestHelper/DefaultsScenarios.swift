@@ -33,11 +33,7 @@ extension Helper {
     let store = DefaultsStore(file: URL(filePath: file))
     if let go {
       write("\(go).\(prefix).ready", "")
-      let deadline = monotonicNanoseconds() + 60_000_000_000
-      while !FileManager.default.fileExists(atPath: go) {
-        if monotonicNanoseconds() > deadline { fail("\(go) never appeared") }
-        usleep(1000)
-      }
+      waitFor(go)
     }
     let done = DispatchSemaphore(value: 0)
     let saved = Mutex<[UInt64]>([])
