@@ -2,7 +2,7 @@ public import Foundation
 import Glibc
 import Synchronization
 public import Testing
-import Tether
+package import Tether
 
 /// Makes a FIFO (named pipe) at `url`, for tests that a data file which is one never blocks.
 ///
@@ -88,4 +88,30 @@ public func releasingFIFOs(
     return done.value.withLock { $0 != nil }
   }
   await task.value
+}
+
+/// Holds the key `make` makes (an `Int` whose store is the FIFO at `pipe`, in `folder`) and
+/// expects what a data file that is a FIFO must give: a first load that ends, a load error and
+/// then a change's save error naming the FIFO, and the FIFO left in place; a flush ends too.
+package func expectAKeyOfAFIFOFailsNamingItAndNeverBlocks(
+  _ what: Comment, pipe: URL, in folder: URL,
+  sourceLocation: SourceLocation = #_sourceLocation,
+  make: @escaping @Sendable () -> Shared<Int>
+) async {
+  let count = await expectToEnd(
+    what, releasing: { releaseFIFO(pipe) }, sourceLocation: sourceLocation, make)
+  let loadError = count.loadError.map { "\($0)" }
+  #expect(
+    loadError?.contains("\(pipe.path): not a regular file") == true, "\(loadError ?? "")",
+    sourceLocation: sourceLocation)
+  count.withLock { $0 = 1 }
+  await expectEventually(timeout: .seconds(30), sourceLocation: sourceLocation) {
+    count.saveError.map { "\($0)".contains("\(pipe.path): not a regular file") } ?? false
+  }
+  var info = stat()
+  #expect(
+    lstat(pipe.path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "it stays",
+    sourceLocation: sourceLocation)
+  // A write blocked on the FIFO (or on it swapped out beside it) would hang the flush.
+  await releasingFIFOs(in: folder) { await TetherSystem.flush() }
 }

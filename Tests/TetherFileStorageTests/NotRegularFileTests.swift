@@ -11,20 +11,12 @@ import TetherTesting
     try await withTemporaryDirectory { folder in
       let pipe = folder.appending(path: "pipe.json")
       try makeFIFO(at: pipe)
-      let count = await expectToEnd("a FIFO key's first load", releasing: { releaseFIFO(pipe) }) {
+      await expectAKeyOfAFIFOFailsNamingItAndNeverBlocks(
+        "a FIFO key's first load", pipe: pipe, in: folder
+      ) {
         @Shared(.fileStorage(pipe)) var count = 0
         return $count
       }
-      let loadError = count.loadError.map { "\($0)" }
-      #expect(loadError?.contains("\(pipe.path): not a regular file") == true, "\(loadError ?? "")")
-      count.withLock { $0 = 1 }
-      await expectEventually(timeout: .seconds(30)) {
-        count.saveError.map { "\($0)".contains("\(pipe.path): not a regular file") } ?? false
-      }
-      var info = stat()
-      #expect(lstat(pipe.path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "it stays")
-      // A write blocked on the FIFO (or on it swapped out beside it) would hang the flush.
-      await releasingFIFOs(in: folder) { await TetherSystem.flush() }
     }
   }
 
