@@ -134,17 +134,20 @@ extension FileWatcher {
 
   /// Ends a sync: the watches callers added for the folders it examined are the thread's now
   /// (`removeStray` removes one that is not), and every request up to `generation` is served.
+  /// The thread holds `threadWatchCount` watches, `ancestorWatchCount` of them ancestors'.
   /// Done under the lock that hands the watches over, so no one sees a watch neither a caller's
   /// nor served (``mark(in:)`` would say the folder is not watched).
   func finishSync(
     examined: [HashedPath], generation: UInt64, threadWatch: (String) -> Int32?,
-    isThreadWatch: (Int32) -> Bool, threadWatchCount: Int, removeStray: (Int32) -> Void
+    isThreadWatch: (Int32) -> Bool, threadWatchCount: Int, ancestorWatchCount: Int,
+    removeStray: (Int32) -> Void
   ) {
     let ready = state.withLock { state in
       let strays = state.handshake.takeOver(
         examined: examined, threadWatch: threadWatch, isThreadWatch: isThreadWatch)
       for wd in strays { removeStray(wd) }
       state.counts.inotifyWatches = threadWatchCount + 1 + state.handshake.watchedHereCount
+      state.counts.ancestorWatches = ancestorWatchCount
       return state.handshake.serve(generation)
     }
     for semaphore in ready { semaphore.signal() }

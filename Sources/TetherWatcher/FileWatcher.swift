@@ -75,6 +75,7 @@ package final class FileWatcher: Sendable {
   /// What the watcher counts for ``statistics``; none of it steers what the watcher does.
   struct Counts {
     var inotifyWatches = 0
+    var ancestorWatches = 0
     var overflows = 0
     var rebuilds = 0
     var examinedDirectories = 0
@@ -188,7 +189,8 @@ package final class FileWatcher: Sendable {
   package var statistics: WatcherStatistics {
     state.withLock { state in
       WatcherStatistics(
-        inotifyWatches: state.counts.inotifyWatches, watchedFiles: state.files.count,
+        inotifyWatches: state.counts.inotifyWatches, ancestorWatches: state.counts.ancestorWatches,
+        watchedFiles: state.files.count,
         polledPaths: state.polling.paths, fallback: state.polling.fallback,
         overflows: state.counts.overflows, rebuilds: state.counts.rebuilds,
         examinedDirectories: state.counts.examinedDirectories,

@@ -1,9 +1,13 @@
 /// What the watcher is doing, for tests, benchmarks and `tether` diagnostics.
 package struct WatcherStatistics: Sendable {
-  /// inotify watches held: one per watched directory (or waited-for ancestor), plus the control
-  /// folder's. A folder whose last watched file went keeps its watch for
-  /// ``FileWatcher/idleFolderLinger``.
+  /// inotify watches held: one per watched directory (or waited-for ancestor), one per ancestor
+  /// of those followed for its moves (``ancestorWatches``), plus the control folder's. A folder
+  /// whose last watched file went keeps its watch for ``FileWatcher/idleFolderLinger``.
   package var inotifyWatches = 0
+  /// Of ``inotifyWatches``, those of the ancestors of watched directories (up to `/`), which
+  /// only tell when one of them moves or goes: a folder moved with its ancestor gets no event of
+  /// its own, and would go on being watched where it went.
+  package var ancestorWatches = 0
   /// Files with at least one subscriber.
   package var watchedFiles = 0
   /// Paths checked by polling, and why.

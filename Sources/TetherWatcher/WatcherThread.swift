@@ -16,6 +16,15 @@ final class WatcherThread {
   /// one) → watch descriptor, and back.
   private var watches: [String: Int32] = [:]
   private var paths: [Int32: String] = [:]
+  /// The ancestors of the watched paths (up to `/`, which cannot move) that are not watched
+  /// paths themselves, watched only for their moving or going (``Inotify/ancestorMask``), and
+  /// back: a folder moved with an ancestor gets no event of its own and is watched where it
+  /// went, so the ancestor's event is what tells that every path under it must be looked for
+  /// again.
+  private var ancestorWatches: [String: Int32] = [:]
+  private var ancestorPaths: [Int32: String] = [:]
+  /// Set when an ancestor to watch is one whose watch the kernel dropped (see ``dropped``).
+  private var ancestorNeedsRebuild = false
   /// The library's inotify descriptor, whose `/proc` entry lists the watches the kernel holds.
   private var descriptor: Int32 = -1
   /// Paths whose watch the kernel dropped (the folder deleted, or unmounted), where the backend
@@ -86,13 +95,16 @@ final class WatcherThread {
       // A wake-up may be among the lost events: its caller would wait for the next one.
       return sync(full: false)
     }
+    let leftItsPath =
+      event.has(IN_IGNORED) || event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF)
+      || event.has(IN_UNMOUNT)
+    if let ancestor = ancestorPaths[event.wd] {
+      // Other events come only while a caller's own watch of the folder awaits the thread.
+      return leftItsPath ? drop(ancestor) : true
+    }
     // Unknown descriptors belong to watches removed on purpose (their IN_IGNORED).
     guard let path = paths[event.wd] else { return true }
-    if event.has(IN_IGNORED) || event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF)
-      || event.has(IN_UNMOUNT)
-    {
-      return drop(event.wd, of: path)
-    }
+    if leftItsPath { return drop(path) }
     let file = path == "/" ? "/" + event.name : path + "/" + event.name
     let awaited = watcher.fileEvent(
       file, writerStillOpen: event.writerStillOpen, isDirectory: event.has(IN_ISDIR))
@@ -142,7 +154,13 @@ final class WatcherThread {
     let unwanted = onlyAdded ? [:] : watches.filter { targets[$0.key] == nil }
     if !unwanted.isEmpty {
       let live = Inotify.liveWatches(descriptor: descriptor)
-      for (path, wd) in unwanted { forget(wd, of: path, live: live) }
+      // One still above a wanted folder keeps its watch, for its moves: removed and added
+      // again, a move in between would go unseen.
+      let above = Self.ancestors(of: targets.keys)
+      for (path, wd) in unwanted
+      where !(above.contains(path) && keepAsAncestor(path, wd, live: live)) {
+        forget(wd, of: path, live: live)
+      }
     }
     // Each round watches what the last one found: a folder made (or removed) between the look
     // and its ancestor's watch sends that watch no event, so it is looked for again.
@@ -168,10 +186,14 @@ final class WatcherThread {
       targets = again
       firstRound = false
     }
+    if !onlyAdded { releaseAncestors() }
+    if ancestorNeedsRebuild { return rebuild() }
     let descriptor = descriptor
     watcher.finishSync(
       examined: plan.examined, generation: generation, threadWatch: { watches[$0] },
-      isThreadWatch: { paths[$0] != nil }, threadWatchCount: watches.count,
+      isThreadWatch: { paths[$0] != nil || ancestorPaths[$0] != nil },
+      threadWatchCount: watches.count + ancestorWatches.count,
+      ancestorWatchCount: ancestorWatches.count,
       removeStray: { wd in
         do {
           try systemCall("inotify_rm_watch") { inotify_rm_watch(descriptor, wd) }
@@ -195,6 +217,7 @@ final class WatcherThread {
       return
     }
     if !waiting.contains(path) { watcher.willWatchAncestor(path, for: waiting) }
+    watchAncestors(of: path)
     let wd: Int32
     do {
       wd = try backend.watch(path, mask: Inotify.directoryMask, isDirectory: true)
@@ -209,6 +232,11 @@ final class WatcherThread {
         watcher.poll(directory: directory, because: .from(error))
       }
       return
+    }
+    if ancestorPaths[wd] == path {
+      // Watched for its moves until now: the watch, the same, now asks for everything.
+      ancestorWatches[path] = nil
+      ancestorPaths[wd] = nil
     }
     watches[path] = wd
     paths[wd] = path
@@ -227,24 +255,110 @@ final class WatcherThread {
     }
   }
 
-  /// Ends the watch of `path` after its folder was deleted, moved or unmounted: the files it
-  /// served are checked, and watched again through what they need now (the nearest existing
-  /// ancestor of a deleted folder). Only this watch changes: starting the library afresh would
-  /// re-read every watched file.
-  private func drop(_ wd: Int32, of path: String) -> Bool {
-    forget(wd, of: path, live: Inotify.liveWatches(descriptor: descriptor))
+  /// Ends the watches of `path` and of every folder under it after `path` was deleted, moved or
+  /// unmounted (a folder moved with an ancestor is watched where it went, and gets no event of
+  /// its own): the files they served are checked, and watched again through what they need now
+  /// (the nearest existing ancestor of a deleted folder). Only these watches change: starting
+  /// the library afresh would re-read every watched file.
+  private func drop(_ path: String) -> Bool {
+    let live = Inotify.liveWatches(descriptor: descriptor)
+    let prefix = path.hasSuffix("/") ? path : path + "/"
+    func isWithin(_ other: String) -> Bool { other == path || other.hasPrefix(prefix) }
+    for (watched, wd) in watches where isWithin(watched) { forget(wd, of: watched, live: live) }
+    for (ancestor, wd) in ancestorWatches where isWithin(ancestor) {
+      forget(wd, of: ancestor, live: live)
+    }
     watcher.dirtyAll(within: path)
     return sync()
   }
 
-  /// Forgets the watch `wd` of `path`, removing it if the kernel still holds it (a moved folder's
-  /// watch follows the folder). Removing a dropped one (its events still queued) would make the
-  /// library print a failure to stderr; it keeps a stale entry for the path either way.
+  /// Forgets the watch `wd` of `path` (a watched path's or an ancestor's), removing it if the
+  /// kernel still holds it (a moved folder's watch follows the folder). Removing a dropped one
+  /// (its events still queued) would make the library print a failure to stderr; it keeps a
+  /// stale entry for the path either way.
   private func forget(_ wd: Int32, of path: String, live: Set<Int32>?) {
     watches[path] = nil
     paths[wd] = nil
+    ancestorWatches[path] = nil
+    ancestorPaths[wd] = nil
     if live?.contains(wd) ?? true, backend.removeWatch(wd) { return }
     if backend.keepsDroppedWatches { dropped.insert(path) }
+  }
+
+  /// Watches the ancestors of `path` that are not watched yet, for their moves. From the top
+  /// down, and before `path` itself: an ancestor moved before its watch stood is seen by the
+  /// watches added after it, which go by path.
+  private func watchAncestors(of path: String) {
+    var missing: [String] = []
+    var ancestor = LexicalPath.parent(of: path)
+    // Each watched path's ancestors are watched: the first one that is ends the climb.
+    while ancestor != "/" && ancestor != "." && watches[ancestor] == nil
+      && ancestorWatches[ancestor] == nil
+    {
+      missing.append(ancestor)
+      ancestor = LexicalPath.parent(of: ancestor)
+    }
+    for ancestor in missing.reversed() {
+      guard !dropped.contains(ancestor) else {
+        ancestorNeedsRebuild = true
+        continue
+      }
+      let wd: Int32
+      do {
+        // Added to what a watch of the same folder (a caller's) asks, never narrowing it.
+        wd = try backend.watch(
+          ancestor, mask: Inotify.ancestorMask | IN_MASK_ADD, isDirectory: true)
+      } catch {
+        // Gone since (the watches after it go by path and see that), or not to be watched (no
+        // read permission, no watches left): its moves go unseen.
+        FileWatcher.logger.debug("cannot follow the moves of \(ancestor): \(error)")
+        continue
+      }
+      // The same folder as a watched path (through a link): its own watch serves.
+      guard paths[wd] == nil else { continue }
+      ancestorWatches[ancestor] = wd
+      ancestorPaths[wd] = ancestor
+    }
+  }
+
+  /// Keeps the watch `wd` of `path`, no longer a watched path, as an ancestor's (narrowed to
+  /// its moves); `false` when the folder cannot be watched now. A folder at `path` that is
+  /// another one now keeps its new watch, and the old one goes.
+  private func keepAsAncestor(_ path: String, _ wd: Int32, live: Set<Int32>?) -> Bool {
+    let now: Int32
+    do {
+      now = try backend.watch(path, mask: Inotify.ancestorMask, isDirectory: true)
+    } catch {
+      return false
+    }
+    if now != wd { forget(wd, of: path, live: live) }
+    watches[path] = nil
+    paths[wd] = nil
+    ancestorWatches[path] = now
+    ancestorPaths[now] = path
+    return true
+  }
+
+  /// Removes the watches of ancestors no watched path is under any more.
+  private func releaseAncestors() {
+    let needed = Self.ancestors(of: watches.keys)
+    let unneeded = ancestorWatches.filter { !needed.contains($0.key) }
+    guard !unneeded.isEmpty else { return }
+    let live = Inotify.liveWatches(descriptor: descriptor)
+    for (path, wd) in unneeded { forget(wd, of: path, live: live) }
+  }
+
+  /// Every ancestor of `paths` but `/`.
+  private static func ancestors(of paths: some Sequence<String>) -> Set<String> {
+    var all: Set<String> = []
+    for path in paths {
+      var ancestor = LexicalPath.parent(of: path)
+      // A path's ancestors from the first one met again are in already.
+      while ancestor != "/" && ancestor != "." && all.insert(ancestor).inserted {
+        ancestor = LexicalPath.parent(of: ancestor)
+      }
+    }
+    return all
   }
 
   /// Starts the library afresh and re-adds every watch; `false` if polling had to take over.
@@ -252,6 +366,9 @@ final class WatcherThread {
     backend.cleanup(drain: true)
     watches = [:]
     paths = [:]
+    ancestorWatches = [:]
+    ancestorPaths = [:]
+    ancestorNeedsRebuild = false
     dropped = []
     watcher.rebuilding()
     do {

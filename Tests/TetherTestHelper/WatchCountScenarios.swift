@@ -64,7 +64,12 @@ extension Helper {
     let (standing, counted) = (kernelWatches(), FileWatcher.shared.statistics.inotifyWatches)
     watch.cancel()
     let deadline = ContinuousClock.now + .seconds(20)
-    while kernelWatches() != 2 && ContinuousClock.now < deadline { usleep(1_000) }
+    // The control folder's and the root's, and those of the folders above the root.
+    while kernelWatches() != 2 + FileWatcher.shared.statistics.ancestorWatches
+      && ContinuousClock.now < deadline
+    {
+      usleep(1_000)
+    }
     let statistics = FileWatcher.shared.statistics
     let afterRelease = kernelWatches()
     report(statistics) {

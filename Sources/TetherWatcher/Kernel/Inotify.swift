@@ -31,6 +31,10 @@ enum Inotify {
     IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB
     | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
 
+  /// What the watch of an ancestor of a watched directory asks for: only its moving or going,
+  /// which moves every folder under it (none of which gets an event of its own).
+  static let ancestorMask: Int32 = IN_MOVE_SELF | IN_DELETE_SELF | IN_ONLYDIR
+
   /// The `/proc/self/fd` entry that is an inotify instance watching `inode`.
   static func instance(watching inode: UInt64) -> Int32? {
     let needle = "ino:" + String(inode, radix: 16) + " "
