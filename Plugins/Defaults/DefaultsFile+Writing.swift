@@ -100,11 +100,30 @@ extension DefaultsFile {
   /// Opens (creating it, and its folder, when missing) the lock file beside `path`. Read-only:
   /// closing a file opened for writing is an event for every watcher of the folder. Never
   /// through a link: a planted `.NAME.lock` link would have the lock create any file it names.
+  /// Never blocking: a FIFO there would have `open` wait for a writer; anything but a regular
+  /// file is refused, naming it.
   private static func openLock(for path: String) throws -> Int32 {
     let lockPath = DefaultsName.lockPath(for: path)
+    let lock = try openLockFile(lockPath, folder: LexicalPath.parent(of: path))
+    let type: FileType
+    do {
+      type = try FileType.ofOpenFile(lock, path: lockPath)
+    } catch {
+      close(lock)
+      throw error
+    }
+    guard type == .regular else {
+      close(lock)
+      throw TetherError.unusableFile(
+        lockPath, reason: "it is \(type), not a regular file; remove it")
+    }
+    return lock
+  }
+
+  private static func openLockFile(_ lockPath: String, folder: String) throws -> Int32 {
     func openLock() throws(SystemError) -> Int32 {
       try systemCall("open", path: lockPath) {
-        open(lockPath, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        open(lockPath, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)
       }
     }
     do {
@@ -113,9 +132,10 @@ extension DefaultsFile {
       throw TetherError.unusableFile(
         lockPath,
         reason: "the lock file is a symbolic link, which Tether does not follow; remove it")
+    } catch  where [ENXIO, ENODEV].contains(error.code) {
+      throw TetherError.unusableFile(lockPath, reason: "it is not a regular file; remove it")
     } catch  where error.code == ENOENT {
-      try FileManager.default.createDirectory(
-        atPath: LexicalPath.parent(of: path), withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
       return try openLock()
     }
   }

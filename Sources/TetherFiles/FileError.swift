@@ -62,6 +62,14 @@ package enum FileType: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// The type of the file open at `descriptor` (`path` names it in errors).
+  package static func ofOpenFile(_ descriptor: Int32, path: String) throws(SystemError) -> FileType
+  {
+    var info = stat()
+    try systemCall("fstat", path: path) { fstat(descriptor, &info) }
+    return FileType(mode: info.st_mode)
+  }
+
   package var description: String {
     switch self {
     case .regular: "a regular file"
