@@ -110,13 +110,16 @@ final class FileStore: PendingWrites, Sendable {
 
   // MARK: Loading
 
-  /// Resumes `continuation` with the file's value: the initial value when there is none
-  /// (missing or empty); the decoding error when its bytes are not a value (they are then backed
-  /// up before a write replaces them).
+  /// Resumes `continuation` with the file's value, once this process's own changes are
+  /// written: the initial value when there is none (missing or empty); the decoding error when
+  /// its bytes are not a value (they are then backed up before a write replaces them).
   ///
   /// Resumes rather than returns: a `Value?` in this unspecialized code has its metadata looked
   /// up at run time.
   func load<Value>(decode: (Data) throws -> Value, into continuation: LoadContinuation<Value>) {
+    // A change this process made and has not written yet is newer than what the file holds:
+    // written first, so the load reads it rather than undoing it (own writes are not echoed).
+    existingWriter?.settle(ifPending: { _ in true })
     let mark = FileWatcher.shared.mark(in: directory)
     let offered = state.withLock { $0.lastRead.take() }
     // What the key read as it opened the file is the file now if the watcher has taken up

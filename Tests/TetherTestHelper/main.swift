@@ -46,6 +46,8 @@ extension Helper {
     case .termPending(let file, let ready): termPending(file: file, ready: ready)
     case .waitFor(let file, let value, let ready): waitFor(file: file, value: value, ready: ready)
     case .write(let file, let value): writeValue(file: file, value: value)
+    case .changeInsideChange(let file, let fromOnChange):
+      changeInsideChange(file: file, fromOnChange: fromOnChange)
     case .readOnlyFolder(let folder): readOnlyFolder(folder: folder)
     case .defaultsExitPending(let file, let released):
       defaultsExitPending(file: file, released: released)

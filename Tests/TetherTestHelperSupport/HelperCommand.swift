@@ -121,6 +121,11 @@ public enum HelperCommand: Codable, Sendable, Equatable {
   /// Sets the file key at `file` to `value` through `@Shared`, then exits (flushing).
   case write(file: String, value: Int)
 
+  /// Changes the file key at `file` inside its own `withLock` through a second holder, or
+  /// (`fromOnChange`) from an Observation `onChange` of it; reports the value it ends with as
+  /// ``HelperReport/seen``. A debug build stops at the report's assertion.
+  case changeInsideChange(file: String, fromOnChange: Bool)
+
   /// A write into a folder of `folder` made read-only fails; once it is writable again, a flush
   /// writes the change that was kept. Reports ``HelperReport/failed``,
   /// ``HelperReport/afterFlush`` and ``HelperReport/saveErrorCleared``.

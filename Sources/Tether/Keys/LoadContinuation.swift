@@ -28,10 +28,10 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
   }
 
   /// A continuation that hands its result to `reference` (a key's initial load), whose key
-  /// reports name.
+  /// reports name; `since` is the reference's count of local changes when the load started.
   @inlinable
-  init(reference: StoredReference<Value>) {
-    self.box = LoadBox(reference: reference)
+  init(reference: StoredReference<Value>, since: UInt64) {
+    self.box = LoadBox(reference: reference, since: since)
   }
 
   /// Resumes with a loaded value.
@@ -77,16 +77,21 @@ final class LoadBox<Value: Sendable>: Sendable {
   /// A reference's reports name its key, asked for only when reporting (a key boxed as
   /// `any Sendable` per load was an allocation per file key).
   private let reference: StoredReference<Value>?
+  /// The reference's count of local changes when the load started: a value read before a later
+  /// change is not applied over it.
+  private let since: UInt64
   private let closure: Closure?
 
   @usableFromInline
-  init(reference: StoredReference<Value>) {
+  init(reference: StoredReference<Value>, since: UInt64) {
     self.reference = reference
+    self.since = since
     self.closure = nil
   }
 
   init(subject: any Sendable, deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void) {
     self.reference = nil
+    self.since = 0
     self.closure = Closure(subject: subject, deliver: deliver)
   }
 
@@ -96,13 +101,13 @@ final class LoadBox<Value: Sendable>: Sendable {
 
   func resume(returning value: Value) {
     guard once.claim(subject: subject) else { return }
-    if let reference { return reference.finishLoad(returning: value) }
+    if let reference { return reference.finishLoad(returning: value, since: since) }
     deliver(returning: value)
   }
 
   func resumeReturningInitialValue() {
     guard once.claim(subject: subject) else { return }
-    if let reference { return reference.finishLoadReturningInitialValue() }
+    if let reference { return reference.finishLoadReturningInitialValue(since: since) }
     deliverInitialValue()
   }
 

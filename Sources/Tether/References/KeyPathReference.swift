@@ -31,6 +31,8 @@ final class KeyPathReference<Root: Sendable, Member: Sendable>: MutableReference
     base.observe { [keyPath] root in observer(root[keyPath: keyPath]) }
   }
 
+  func tellObservationReplaced() { base.tellObservationReplaced() }
+
   var description: String { "\(base.description)[dynamicMember: \(keyPath)]" }
 }
 
@@ -53,6 +55,8 @@ final class ReadOnlyKeyPathReference<Root: Sendable, Member: Sendable>: Referenc
   func observe(_ observer: @escaping @Sendable (Member) -> Void) -> SharedSubscription {
     base.observe { [keyPath] root in observer(root[keyPath: keyPath]) }
   }
+
+  func tellObservationReplaced() { base.tellObservationReplaced() }
 
   var description: String { "\(base.description)[dynamicMember: \(keyPath)]" }
 }

@@ -12,6 +12,9 @@ protocol Reference<Value>: AnyObject, Sendable, CustomStringConvertible {
   /// Calls `observer` with the current value now, then with every change, until the returned
   /// subscription is cancelled or released.
   func observe(_ observer: @escaping @Sendable (Value) -> Void) -> SharedSubscription
+  /// Tells Observation that what was read through this reference changed: a holder re-keyed
+  /// away from it, and its readers now read another one.
+  func tellObservationReplaced()
 }
 
 /// The storage behind a `Shared`: a reference that can also be mutated and saved.

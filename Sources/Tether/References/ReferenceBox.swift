@@ -100,12 +100,14 @@ final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sendable {
   }
 
   /// Points every copy at `reference` (`stored` when it is a stored one); live `changes`
-  /// streams move along and yield its value.
+  /// streams move along and yield its value, and Observation is told that what was read
+  /// through this cell changed.
   func rekey(
     to reference: Ref, stored: StoredReference<Value>?, lifetime: ReferenceLifetime?
   ) {
-    let released = lock.withLock { _ in
+    let (released, replaced) = lock.withLock { _ in
       let node = Node(reference, stored: stored)
+      let replaced = newest.reference
       retired.append(newest)
       newest = node
       head.store(Unmanaged.passUnretained(node), ordering: .releasing)
@@ -115,10 +117,19 @@ final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sendable {
         listener.subscription.cancel()
         listener.subscription = observe(reference, listener.callback)
       }
-      return self.lifetime
+      return (self.lifetime, replaced)
     }
+    // Outside the lock: an `onChange` may read this cell or start a `changes` stream of it.
+    tellObservation(replaced)
     // Let go outside the lock: ending a lifetime cancels the key's subscription.
     withExtendedLifetime(released) {}
+  }
+
+  /// Tells Observation that `replaced` is no longer what this cell reads. `Ref` is a reference
+  /// existential (`any Reference<Value>` or `any MutableReference<Value>`), so the cast holds;
+  /// re-keying is rare enough for it.
+  private func tellObservation(_ replaced: Ref) {
+    (replaced as? any Reference)?.tellObservationReplaced()
   }
 
   /// Calls `callback` with the current value, then each change, across re-keying.

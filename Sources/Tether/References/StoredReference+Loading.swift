@@ -9,10 +9,11 @@ extension StoredReference {
     let reader = keyed.reader
     let context = LoadContext.initialValue(keyed.initialValue)
     if !skipInitialLoad {
-      lock.withLock { loading = true }
+      setLoading(true)
+      // Not published yet: no change can have been made.
       reader.load(
         context: context,
-        continuation: LoadContinuation(reference: self))
+        continuation: LoadContinuation(reference: self, since: 0))
     }
     let subscription = reader.subscribe(context: context, subscriber: subscriber())
     lock.withLock { self.subscription = subscription }
@@ -51,19 +52,22 @@ extension StoredReference {
   @usableFromInline
   var isLoading: Bool {
     access(ObservedSubject.loadingPath)
-    return lock.withLock { loading }
+    return readLock.withLock { _ in loading }
   }
 
   @usableFromInline
   var loadError: (any Error)? {
     access(ObservedSubject.loadErrorPath)
-    return lock.withLock { lastLoadError }
+    return readLock.withLock { _ in lastLoadError }
   }
 
   @usableFromInline
   func load() async throws {
     guard let reader = keyed?.reader else { return }
-    setLoading(true)
+    let since = lock.withLock {
+      setLoading(true)
+      return localChanges
+    }
     let result: Result<Value?, any Error>? = await withCheckedContinuation { continuation in
       reader.load(
         context: .userInitiated,
@@ -71,34 +75,39 @@ extension StoredReference {
           continuation.resume(returning: result)
         })
     }
-    finishLoad(result)
+    finishLoad(result, since: since)
     if case .failure(let error) = result { throw error }
   }
 
-  /// Applies a value from the key (a load or a subscription); `nil` means the initial value.
+  /// Applies a value from the key; `nil` means the initial value. `since` is the count of local
+  /// changes when a load started (see ``finishLoad(returning:since:)``); `nil` for a change the
+  /// key delivers, which is newer than any made here.
   @usableFromInline
-  func finishLoad(_ result: Result<Value?, any Error>?) {
+  func finishLoad(_ result: Result<Value?, any Error>?, since: UInt64? = nil) {
     switch result {
-    case .success(let value?): finishLoad(returning: value)
-    case .success(nil): finishLoadReturningInitialValue()
+    case .success(let value?): finishLoad(returning: value, since: since)
+    case .success(nil): finishLoadReturningInitialValue(since: since)
     case .failure(let error): finishLoad(throwing: error)
     case nil: finishLoadDropped()
     }
   }
 
-  /// Applies a loaded value. (The outcomes have a method each: see `LoadBox`.)
-  func finishLoad(returning value: Value) {
+  /// Applies a loaded value, unless a local change was committed after the load started: the
+  /// load read the store before that change, which is newer. (The outcomes have a method each:
+  /// see `LoadBox`.)
+  func finishLoad(returning value: Value, since: UInt64? = nil) {
     lock.withLock {
-      if keyed != nil { commit(value) }
+      if keyed != nil, since == nil || since == localChanges { commit(value) }
       setLoadError(nil)
       setLoading(false)
     }
   }
 
-  /// Goes back to the default: the key has nothing stored.
-  func finishLoadReturningInitialValue() {
+  /// Goes back to the default: the key has nothing stored (unless a local change was committed
+  /// after the load started, as above).
+  func finishLoadReturningInitialValue(since: UInt64? = nil) {
     lock.withLock {
-      if let keyed { commit(keyed.initialValue) }
+      if let keyed, since == nil || since == localChanges { commit(keyed.initialValue) }
       setLoadError(nil)
       setLoading(false)
     }
@@ -139,12 +148,12 @@ extension StoredReference {
   func setLoading(_ isLoading: Bool) {
     lock.withLock {
       guard loading != isLoading else { return }
-      mutate(ObservedSubject.loadingPath) { loading = isLoading }
+      mutate(ObservedSubject.loadingPath) { readLock.withLock { _ in loading = isLoading } }
     }
   }
 
   func setLoadError(_ error: (any Error)?) {
     guard lastLoadError != nil || error != nil else { return }
-    mutate(ObservedSubject.loadErrorPath) { lastLoadError = error }
+    mutate(ObservedSubject.loadErrorPath) { readLock.withLock { _ in lastLoadError = error } }
   }
 }

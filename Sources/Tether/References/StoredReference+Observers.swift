@@ -18,6 +18,13 @@ extension StoredReference {
     }
   }
 
+  /// Tells Observation that this value changed for whoever read it through a holder that
+  /// re-keyed away from it (other holders of the key may be told too, which Observation allows).
+  @usableFromInline
+  func tellObservationReplaced() {
+    lock.withLock { mutate(ObservedSubject.valuePath) {} }
+  }
+
   @usableFromInline
   func notifyObservers(_ newValue: Value) {
     for observer in observers.values {

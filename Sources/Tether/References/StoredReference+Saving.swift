@@ -3,7 +3,7 @@ extension StoredReference {
   @usableFromInline
   var saveError: (any Error)? {
     access(ObservedSubject.saveErrorPath)
-    return lock.withLock { lastSaveError }
+    return readLock.withLock { _ in lastSaveError }
   }
 
   /// Hands a change to the key with a continuation: the path of keys that do not take changes
@@ -81,7 +81,7 @@ extension StoredReference {
 
   private func setSaveError(_ error: (any Error)?) {
     guard lastSaveError != nil || error != nil else { return }
-    mutate(ObservedSubject.saveErrorPath) { lastSaveError = error }
+    mutate(ObservedSubject.saveErrorPath) { readLock.withLock { _ in lastSaveError = error } }
   }
 }
 

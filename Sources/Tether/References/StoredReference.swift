@@ -1,12 +1,17 @@
 import Foundation
+import Logging
 public import Observation
 public import Synchronization
 
 /// The reference that owns a value: a plain box (`Shared(value:)`) or one backed by a key.
 ///
-/// One recursive lock guards everything, so reading the value (or another holder of the same
-/// key) inside `withLock`, or from an Observation `onChange`, neither deadlocks nor trips
-/// exclusivity checking: the mutation works on a copy that is committed when the body returns.
+/// Two locks. `lock`, recursive, serializes changes: `withLock` bodies, loads, deliveries and
+/// saves. `readLock` guards only what readers see (the value, `loading`, the errors): it is held
+/// for a copy or an assignment and never while other code runs. A read therefore never waits on
+/// a `withLock` body, so reading any keys inside `withLock`, in any order on any threads, or
+/// from an Observation `onChange`, can neither deadlock nor trip exclusivity checking; the body
+/// works on a copy that is committed when it returns. What readers see is written holding both
+/// locks, so code holding `lock` reads it without `readLock`.
 ///
 /// This file holds the hot path, a read and a change; loading, saving and observers are in
 /// `StoredReference+Loading.swift`, `+Saving.swift` and `+Observers.swift`.
@@ -14,8 +19,11 @@ public import Synchronization
 final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget,
   @unchecked Sendable
 {
-  // @unchecked: every `var` below is read and written only while holding `lock`.
+  // @unchecked: every `var` below is read and written only while holding `lock`; `value`,
+  // `loading`, `lastLoadError` and `lastSaveError` are written holding `readLock` too, and read
+  // holding either.
   @usableFromInline let lock = RecursiveLock()
+  @usableFromInline let readLock = Mutex(())
   /// Observation's registrar, made by the first access: until something reads this value
   /// nothing can observe it, so changes before then skip Observation. Unmanaged, so an inlined
   /// read reaches it without a retain; made holding `lock`, released in `deinit`.
@@ -46,6 +54,12 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   // bookkeeping (a thread-local set per access) only costs time here.
   @usableFromInline @exclusivity(unchecked) var value: Value
   @usableFromInline var loading = false
+  /// Local changes committed so far: a load that started before one must not apply what it
+  /// read over it (see ``finishLoad(returning:since:)``).
+  @usableFromInline @exclusivity(unchecked) var localChanges: UInt64 = 0
+  /// Whether a change of this value is being made on the thread holding `lock` (a `withLock`
+  /// body, or a commit telling Observation): another one made then would be lost.
+  @usableFromInline @exclusivity(unchecked) var changing = false
   var lastLoadError: (any Error)?
   var lastSaveError: (any Error)?
   @usableFromInline var subscription: SharedSubscription?
@@ -106,7 +120,7 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   @inlinable
   var wrappedValue: Value {
     access(valuePath)
-    return lock.withLockNonReentrant { value }
+    return readLock.withLock { _ in value }
   }
 
   /// Tells Observation that `keyPath` is read.
@@ -142,6 +156,11 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   @inlinable
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     return try lock.withLock {
+      // Only this thread can be changing the value while it holds `lock`.
+      if changing { reportChangeInsideChange() }
+      let outer = changing
+      changing = true
+      defer { changing = outer }
       var copy = value
       let result = try body(&copy)
       mutated(to: copy)
@@ -153,19 +172,41 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   /// with `withLock`, so copying and comparing the value are specialized for its type.
   @inlinable
   func mutated(to newValue: Value) {
-    guard commit(newValue), let writer else { return }
+    guard commit(newValue) else { return }
+    localChanges &+= 1
+    guard let writer else { return }
     if let inlineSave, inlineSave(newValue) { return }
     save(newValue, through: writer)
   }
 
-  /// Stores `newValue` and notifies when it differs; returns whether it did.
+  /// Stores `newValue` and notifies when it differs; returns whether it did. Call holding
+  /// `lock`.
   @inlinable @discardableResult
   func commit(_ newValue: Value) -> Bool {
     if let isEqual, isEqual(value, newValue) { return false }
-    mutate(valuePath) { value = newValue }
+    // A change made from Observation's `onChange` (told before the value is stored) would be
+    // overwritten by this one.
+    let outer = changing
+    changing = true
+    defer { changing = outer }
+    mutate(valuePath) { readLock.withLock { _ in value = newValue } }
     // Checked first: iterating the dictionary in unspecialized code looks up its metadata.
     if hasObservers { notifyObservers(newValue) }
     return true
+  }
+
+  /// A change made while the same value is being changed on this thread — inside its own
+  /// `withLock` (through another holder of the key) or from an `onChange` of it — is lost when
+  /// the outer change is committed, as an overlapping access to a plain variable would be. It
+  /// is reported every time: logged as an error naming the key, and an assertion in debug
+  /// builds.
+  @usableFromInline
+  func reportChangeInsideChange() {
+    let key = keyed.map { String(describing: $0.reader) } ?? "a shared value without a key"
+    let message =
+      "\(key) was changed while it was being changed on the same thread (inside its own withLock, or from an onChange of it): the inner change is lost when the outer one is committed; make the change in the outer withLock instead"
+    Logger.tether.error("\(message)")
+    assertionFailure(message)
   }
 
   @usableFromInline

@@ -45,6 +45,8 @@ final class UnwrappedReference<Wrapped: Sendable>: MutableReference {
     }
   }
 
+  func tellObservationReplaced() { base.tellObservationReplaced() }
+
   var description: String { "\(base.description)!" }
 }
 
@@ -76,6 +78,8 @@ final class UnwrappedReaderReference<Wrapped: Sendable>: Reference {
       return last
     }
   }
+
+  func tellObservationReplaced() { base.tellObservationReplaced() }
 
   var description: String { "\(base.description)!" }
 }

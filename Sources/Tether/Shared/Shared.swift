@@ -71,6 +71,9 @@ public struct Shared<Value: Sendable>: Sendable {
 
   /// Loads `key` and shares its value; throws when the load fails or nothing is stored.
   ///
+  /// When the key already has live holders, this joins them and keeps their value, as a new
+  /// holder does: a change they made and have not saved yet is newer than what was stored.
+  ///
   /// ```swift
   /// let settings = try await Shared(require: .fileStorage(settingsURL))
   /// ```
@@ -79,7 +82,6 @@ public struct Shared<Value: Sendable>: Sendable {
     let held = TetherScope.current.references.reference(
       id: AnyHashable(key.id), reader: key, writer: key, skipInitialLoad: true
     ) { value }
-    held.reference.finishLoad(returning: value)
     self.init(held)
   }
 
@@ -128,7 +130,19 @@ public struct Shared<Value: Sendable>: Sendable {
   ///
   /// ```swift
   /// $facts.withLock { $0.append(fact) }
+  /// $total.withLock { $0 = a + b }  // reads of other keys never wait for their withLock
   /// ```
+  ///
+  /// `withLock` is atomic within this process; across processes the last writer wins.
+  ///
+  /// - Reading any shared values inside `body` — this one, other keys, in any order, on any
+  ///   threads — never waits for another `withLock`, so it cannot deadlock.
+  /// - Nesting `withLock` of two keys, in opposite orders on two threads, is a lock-order
+  ///   inversion, as with any two locks: the threads can wait for each other for ever.
+  /// - Changing this same key inside `body` (through another holder of it), or from an
+  ///   Observation `onChange` of it, is an overlapping change, like overlapping accesses to a
+  ///   variable: the inner change is lost when this one commits. It is reported every time, as
+  ///   an error naming the key in the log, and stops a debug build at an assertion.
   @inlinable
   public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     try box.withCurrent(stored: { try $0.withLock(body) }, other: { try $0.withLock(body) })

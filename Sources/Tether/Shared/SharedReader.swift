@@ -61,12 +61,14 @@ public struct SharedReader<Value: Sendable>: Sendable {
   }
 
   /// Loads `key` and reads its value; throws when the load fails or nothing is stored.
+  ///
+  /// When the key already has live holders, this joins them and keeps their value, as a new
+  /// holder does: a change they made and have not saved yet is newer than what was stored.
   public init(require key: some SharedReaderKey<Value>) async throws {
     let value = try await key.loadRequired()
     let held = TetherScope.current.references.reference(
       id: AnyHashable(key.id), reader: key, writer: nil, skipInitialLoad: true
     ) { value }
-    held.reference.finishLoad(returning: value)
     self.init(held)
   }
 

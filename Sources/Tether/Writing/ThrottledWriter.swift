@@ -184,6 +184,23 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     }
     // A write that finishes takes the changes made meanwhile and queues them after the block
     // above, and an immediate write may be running on its caller's thread: wait for both.
+    waitForWrites(on: queue)
+  }
+
+  /// Makes what was submitted readable by a load, on the calling thread: writes the pending
+  /// change now when `predicate` finds in it what the load reads, and waits for the writes
+  /// under way. A pending change of something else keeps its throttle.
+  package func settle(ifPending predicate: (Change) -> Bool) {
+    let (flush, writes, queue) = lock.withLock {
+      (hasPendingChange && predicate(pendingChange.pointee), queued > 0, queueIfMade)
+    }
+    if flush { return flushNow() }
+    if writes { waitForWrites(on: queue) }
+  }
+
+  /// Waits until every change taken so far has finished: those queued on `queue`, and an
+  /// immediate write running on its caller's thread.
+  private func waitForWrites(on queue: DispatchQueue?) {
     let taken = lock.withLock { takenCount }
     while lock.withLock({ finishedCount < taken }) {
       queue?.sync {}
