@@ -108,10 +108,11 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   /// Where `name` has its value now, re-reading a file only when it changed. A change of
   /// `name` this process made and has not written yet is newer than what the file holds: it is
-  /// written first (and writes under way are waited for), so the load reads it rather than
-  /// undoing it (own writes are not echoed).
+  /// written first (and writes under way are waited for, when this process gave `name` a
+  /// value), so the load reads it rather than undoing it (own writes are not echoed).
   func load(_ name: String) -> Lookup {
-    writer.settle(ifPending: { $0[name] != nil })
+    let given = state.withLock { $0.given[name] != nil }
+    writer.settle(ifPending: { $0[name] != nil }, waitForWrites: given)
     view.lock()
     defer { view.unlock() }
     let (userIdentity, registrationIdentity) = (

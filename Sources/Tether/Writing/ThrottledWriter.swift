@@ -189,13 +189,14 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
 
   /// Makes what was submitted readable by a load, on the calling thread: writes the pending
   /// change now when `predicate` finds in it what the load reads, and waits for the writes
-  /// under way. A pending change of something else keeps its throttle.
-  package func settle(ifPending predicate: (Change) -> Bool) {
+  /// under way when `waitForWrites` (they may hold it). A pending change of something else
+  /// keeps its throttle.
+  package func settle(ifPending predicate: (Change) -> Bool, waitForWrites: Bool = true) {
     let (flush, writes, queue) = lock.withLock {
       (hasPendingChange && predicate(pendingChange.pointee), queued > 0, queueIfMade)
     }
     if flush { return flushNow() }
-    if writes { waitForWrites(on: queue) }
+    if writes && waitForWrites { self.waitForWrites(on: queue) }
   }
 
   /// Waits until every change taken so far has finished: those queued on `queue`, and an
