@@ -12,7 +12,8 @@ extension SharedReaderKey {
 }
 
 /// A key whose value lives in memory: shared by every holder of the name in the current scope,
-/// and kept after the last holder is released.
+/// and kept after the last holder is released. A key value made in one `withBootstrap` scope and
+/// held in another is the holder's scope's value of that name.
 ///
 /// This is the smallest complete strategy: the model for an app's own.
 public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
@@ -20,9 +21,9 @@ public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   public let name: String
   private let cell: InMemoryStorage.Cell
 
-  init(_ name: String) {
+  init(_ name: String, in scope: TetherScope = .current) {
     self.name = name
-    self.cell = TetherScope.current.local(InMemoryStorage.self) { InMemoryStorage() }
+    self.cell = scope.local(InMemoryStorage.self) { InMemoryStorage(scopeID: scope.id) }
       .cell(named: name, of: Value.self)
   }
 
@@ -62,6 +63,15 @@ public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     cell.store(value)
     continuation.resume()
   }
+}
+
+extension InMemoryKey: ScopeBoundKey {
+  /// The scope the value lives in.
+  @usableFromInline package var scopeID: UInt64 { cell.scopeID }
+
+  /// The value of the same name in `scope`: a holder in another scope than the key's uses its
+  /// own scope's value.
+  @usableFromInline package func rebound(to scope: TetherScope) -> Self { Self(name, in: scope) }
 }
 
 /// Identifies an in-memory value: its name, its type and the scope it lives in.

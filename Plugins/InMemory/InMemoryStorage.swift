@@ -9,12 +9,18 @@ final class InMemoryStorage: Sendable {
   }
 
   private let cells = Mutex<[Slot: Cell]>([:])
+  /// The ``TetherScope/id`` of the scope these values belong to.
+  let scopeID: UInt64
+
+  init(scopeID: UInt64) {
+    self.scopeID = scopeID
+  }
 
   func cell<Value>(named name: String, of type: Value.Type) -> Cell {
     cells.withLock { cells in
       let slot = Slot(name: name, type: ObjectIdentifier(type))
       if let cell = cells[slot] { return cell }
-      let cell = Cell()
+      let cell = Cell(scopeID: scopeID)
       cells[slot] = cell
       return cell
     }
@@ -30,6 +36,12 @@ final class InMemoryStorage: Sendable {
     }
 
     private let content = Mutex<Content>(.empty)
+    /// The scope of the storage the cell is in: a key holds only its cell and its name.
+    let scopeID: UInt64
+
+    init(scopeID: UInt64) {
+      self.scopeID = scopeID
+    }
 
     /// The stored value; `nil` when nothing is stored (a stored `nil` is `.some(nil)`).
     func value<Value>(as type: Value.Type) -> Value? {

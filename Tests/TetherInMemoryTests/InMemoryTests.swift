@@ -58,7 +58,7 @@ extension InMemoryTests {
 }
 
 /// A bootstrap of its own in which every registered key lives in memory.
-private func memoryBootstrap<R>(
+func memoryBootstrap<R>(
   isolation: isolated (any Actor)? = #isolation,
   _ body: () async throws -> R
 ) async throws -> R {

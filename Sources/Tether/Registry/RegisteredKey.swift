@@ -22,15 +22,19 @@ extension SharedReaderKey {
 /// `.fileStorage(url)`, …) share one reference. A name the config does not map, or a key used
 /// before `TetherSystem.bootstrap`, keeps its default and sets `loadError`
 /// (`TetherError.unmappedKey`, `.notBootstrapped`); it is never silently kept in memory.
-public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible {
+public struct RegisteredKey<Value: Sendable>: SharedKey, ScopeBoundKey, CustomStringConvertible {
   /// The name `[keys]` maps.
   public let name: String
   private let resolution: Resolution
 
   /// A key named `name`, resolved through the current bootstrap.
   public init(_ name: String) {
+    self.init(name, in: .current)
+  }
+
+  init(_ name: String, in scope: TetherScope) {
     self.name = name
-    self.resolution = Resolution(name: name, scope: TetherScope.current)
+    self.resolution = Resolution(name: name, scope: scope)
   }
 
   /// The resolved key's id; before resolution succeeds, the name and the value type.
@@ -72,6 +76,13 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, CustomStringConvertible
   }
 
   private static func erase(_ key: some SharedKey<Value>) -> AnyHashable { AnyHashable(key.id) }
+
+  /// The scope whose config the name resolves through.
+  @usableFromInline package var scopeID: UInt64 { resolution.scope.id }
+
+  /// The same name, resolved through `scope`'s config: a holder in another scope than the
+  /// key's uses its own scope's mapping.
+  @usableFromInline package func rebound(to scope: TetherScope) -> Self { Self(name, in: scope) }
 
   private struct UnresolvedID: Hashable {
     let name: String

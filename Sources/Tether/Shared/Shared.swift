@@ -78,8 +78,10 @@ public struct Shared<Value: Sendable>: Sendable {
   /// let settings = try await Shared(require: .fileStorage(settingsURL))
   /// ```
   public init(require key: some SharedKey<Value>) async throws {
+    let scope = TetherScope.current
+    let key = scope.adopting(key)
     let value = try await key.loadRequired()
-    let held = TetherScope.current.references.reference(
+    let held = scope.references.reference(
       id: AnyHashable(key.id), reader: key, writer: key, skipInitialLoad: true
     ) { value }
     self.init(held)
@@ -224,7 +226,9 @@ public struct Shared<Value: Sendable>: Sendable {
     for key: some SharedKey<Value>, skipInitialLoad: Bool = false,
     initialValue: () -> Value
   ) -> HeldReference<Value> {
-    TetherScope.current.references.reference(id: AnyHashable(key.id), writer: key) {
+    let scope = TetherScope.current
+    let key = scope.adopting(key)
+    return scope.references.reference(id: AnyHashable(key.id), writer: key) {
       StoredReference.started(
         reader: key, writer: key, initialValue: initialValue(), skipInitialLoad: skipInitialLoad)
     }

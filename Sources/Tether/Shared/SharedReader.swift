@@ -65,8 +65,10 @@ public struct SharedReader<Value: Sendable>: Sendable {
   /// When the key already has live holders, this joins them and keeps their value, as a new
   /// holder does: a change they made and have not saved yet is newer than what was stored.
   public init(require key: some SharedReaderKey<Value>) async throws {
+    let scope = TetherScope.current
+    let key = scope.adopting(key)
     let value = try await key.loadRequired()
-    let held = TetherScope.current.references.reference(
+    let held = scope.references.reference(
       id: AnyHashable(key.id), reader: key, writer: nil, skipInitialLoad: true
     ) { value }
     self.init(held)
@@ -116,7 +118,9 @@ public struct SharedReader<Value: Sendable>: Sendable {
   /// Re-keys this reader (and every copy) to `key`, then loads it.
   public func load(_ key: some SharedReaderKey<Value>) async throws {
     let current = wrappedValue
-    let held = TetherScope.current.references.reference(
+    let scope = TetherScope.current
+    let key = scope.adopting(key)
+    let held = scope.references.reference(
       id: AnyHashable(key.id), reader: key, writer: nil, skipInitialLoad: true
     ) { current }
     box.rekey(to: held.reference, stored: held.reference, lifetime: held.lifetime)
@@ -149,7 +153,10 @@ public struct SharedReader<Value: Sendable>: Sendable {
     for key: some SharedReaderKey<Value>, writer: (any SharedKey<Value>)?,
     initialValue: () -> Value
   ) -> HeldReference<Value> {
-    TetherScope.current.references.reference(id: AnyHashable(key.id), writer: writer) {
+    let scope = TetherScope.current
+    let key = scope.adopting(key)
+    let writer = writer.map { scope.adopting($0) }
+    return scope.references.reference(id: AnyHashable(key.id), writer: writer) {
       StoredReference.started(
         reader: key, writer: writer, initialValue: initialValue(), skipInitialLoad: false)
     }

@@ -19,6 +19,11 @@ package final class TetherScope: Sendable {
   /// The live references of this scope.
   @usableFromInline package let references = LiveReferences()
 
+  /// Which scope this is: unique in the process, never reused (an object's address is).
+  @usableFromInline package let id: UInt64 = TetherScope.made.add(1, ordering: .relaxed).newValue
+
+  private static let made = Atomic<UInt64>(0)
+
   private let locals = Mutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
   private let installed: LockedState<StrategyRegistry?>
   private let reportedUnbootstrapped = Mutex<Set<String>>([])
@@ -67,6 +72,20 @@ package final class TetherScope: Sendable {
     }
   }
 
+  /// `key` as this scope's: a key of Tether's own made in another scope is made again here, so
+  /// a name has one value per scope, whichever scope its key value came from.
+  @inlinable
+  package func adopting<Key>(_ key: Key) -> Key {
+    // Known at compile time for a holder's concrete key type.
+    guard let bound = key as? any ScopeBoundKey, bound.scopeID != id else { return key }
+    return rebound(bound, as: Key.self) ?? key
+  }
+
+  @usableFromInline
+  func rebound<Key>(_ bound: any ScopeBoundKey, as: Key.Type) -> Key? {
+    bound.rebound(to: self) as? Key
+  }
+
   /// Runs `operation` with a fresh scope as the current one.
   package static func withIsolatedScope<R>(
     isolation: isolated (any Actor)? = #isolation,
@@ -74,4 +93,14 @@ package final class TetherScope: Sendable {
   ) async rethrows -> R {
     try await $override.withValue(TetherScope(), operation: operation)
   }
+}
+
+/// A key that belongs to the scope it was made in (its value lives there, or its name resolves
+/// through that scope's config): made again in the scope of the holder that uses it.
+@usableFromInline
+package protocol ScopeBoundKey {
+  /// The ``TetherScope/id`` of the scope the key was made in.
+  var scopeID: UInt64 { get }
+  /// The same key, made in `scope`.
+  func rebound(to scope: TetherScope) -> Self
 }
