@@ -22,20 +22,28 @@ test-deps: deps
 lint:
 	$(SWIFT) format lint --strict --recursive $(SOURCES)
 
-# The whole suite, then the exclusivity tests again in a release build, where the optimiser
-# could hide (or cause) an overlapping access that a debug build catches.
+# The whole suite, then the in-process concurrency tests again in a release build, where the
+# optimiser could hide (or cause) an overlapping access or a race that a debug build catches.
+CONCURRENCY_SUITES := WithLockTests|LoadRaceTests|CrossKeyReadTests|RekeyObservationTests
 # A failing run ends by repeating its failures, so the tail of a long log names them.
 test: test-deps lint
 	@mkdir -p .build
 	@set -o pipefail; $(SWIFT) test --parallel 2>&1 | tee $(TEST_LOG) || { \
 	  echo "--- failures:"; grep "✘" $(TEST_LOG) | grep -v "known issue"; exit 1; }
-	$(SWIFT) test -c release --filter WithLockTests
+	$(SWIFT) test -c release --filter "$(CONCURRENCY_SUITES)"
 
 # The contention and race tests at full size (8 processes × 1,000 saves on one defaults file,
 # three times; editors racing the app for 30 s); `make test` runs them small.
 SOAK_SUITES := DefaultsContentionTests|DefaultsConflictTests|InPlaceEditorTests
+# Then the in-process concurrency tests 20 times, in debug and in release builds.
 soak: test-deps
 	TETHER_SOAK=1 $(SWIFT) test --filter "$(SOAK_SUITES)"
+	$(SWIFT) build --build-tests && $(SWIFT) build -c release --build-tests
+	@for run in $$(seq 20); do for config in debug release; do \
+	  $(SWIFT) test -c $$config --skip-build --filter "$(CONCURRENCY_SUITES)" \
+	    > .build/soak-concurrency.log 2>&1 || { \
+	    echo "concurrency run $$run ($$config) failed:"; grep "✘" .build/soak-concurrency.log; exit 1; }; \
+	done; done; echo "concurrency suites: 20 runs each in debug and release, all passed"
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(SOURCES)
