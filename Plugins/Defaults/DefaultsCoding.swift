@@ -50,7 +50,7 @@ private struct ErasedCoding: Sendable {
     ErasedCoding(
       encode: { value throws(InvalidLiteral) in
         guard let scalar = value as? S else { throw InvalidLiteral(message: "not a \(S.self)") }
-        return scalar.literal
+        return try scalar.literal
       },
       decode: { literal throws(InvalidLiteral) in try S.value(of: literal) },
       isText: S.isText)
