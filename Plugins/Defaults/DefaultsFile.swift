@@ -15,8 +15,8 @@ import TetherWatcher
 package final class DefaultsFile: PendingWrites, Sendable {
   /// Where a key's value comes from.
   enum Lookup: Equatable, Sendable {
-    case user(String, line: Int)
-    case registration(String, line: Int)
+    case user(INIValue, line: Int)
+    case registration(INIValue, line: Int)
     case absent
     case unreadable(TetherError)
   }
@@ -28,9 +28,9 @@ package final class DefaultsFile: PendingWrites, Sendable {
   /// process's holders had seen when they made it (`nil`: no line). The change is written only
   /// if the file still holds `base` for the key: otherwise someone else changed the key first.
   struct Change: Sendable {
-    var literal: String?
+    var literal: INIValue?
     /// `.none` (as for `tether set`): written whatever the file holds.
-    let base: String??
+    let base: INIValue??
   }
 
   struct Subscriber {
@@ -140,7 +140,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   /// Queues `literal` (or the removal of the line) for key `name`.
   func save(
-    _ name: String, literal: String?, immediately: Bool, waiter: WriteWaiter,
+    _ name: String, literal: INIValue?, immediately: Bool, waiter: WriteWaiter,
     onCaller: ((@escaping @Sendable () -> Void) -> Bool)?
   ) {
     guard let base = state.withLock({ $0.given(literal, to: name) }) else {
@@ -153,7 +153,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   /// Queues a change of `name` made through `withLock`, throttled; its outcome goes to the
   /// holders of `name` through their subscriptions.
-  func saveInline(_ name: String, literal: String?) {
+  func saveInline(_ name: String, literal: INIValue?) {
     let shared = state
     let (waiter, base) = state.withLock { state in
       let base = state.given(literal, to: name)
@@ -312,12 +312,12 @@ package final class DefaultsFile: PendingWrites, Sendable {
     case .failure(let error): return .unreadable(error)
     case .success(let parsed):
       if let problem = parsed.problem(for: name) { return .unreadable(problem) }
-      if let entry = parsed.entries[name] { return .user(entry.value, line: entry.line) }
+      if let stored = parsed.entries[name] { return .user(stored.value, line: stored.line) }
     }
     if case .success(let registration) = state.registration {
       if let problem = registration.problem(for: name) { return .unreadable(problem) }
-      if let entry = registration.entries[name] {
-        return .registration(entry.value, line: entry.line)
+      if let stored = registration.entries[name] {
+        return .registration(stored.value, line: stored.line)
       }
     }
     return .absent
@@ -327,7 +327,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
 extension DefaultsFile.Lookup {
   /// The literal, wherever it comes from.
-  var value: String? {
+  var value: INIValue? {
     switch self {
     case .user(let value, _), .registration(let value, _): return value
     case .absent, .unreadable: return nil

@@ -11,9 +11,16 @@ extension SharedReaderKey {
   /// ```
   ///
   /// `V` may be `Bool`, any fixed-width integer, `Double`, `Float`, `String`, `URL`, `Date`,
-  /// `Data`, `UUID`, a `RawRepresentable` over one of those, an `Optional` of any of them
-  /// (`nil` removes the line), or an array of them. Any other type is reported as
-  /// `TetherError.unsupportedType` in `loadError` when the key is used.
+  /// `Data`, `UUID`, a `RawRepresentable` over one of those, an `Optional` of any of them, or an
+  /// array of them. Any other type is reported as `TetherError.unsupportedType` in `loadError`
+  /// when the key is used.
+  ///
+  /// An `Optional`'s `nil` is written as the line `name =`, with nothing after the `=`: no value
+  /// of any type is written that way (the empty text is `name = ""`), so `nil` reads back as
+  /// `nil` whatever the key's default is. A key with no line at all shows its default.
+  ///
+  /// A `Date` is written in RFC 3339 UTC with the fractional digits that read back as the very
+  /// same `Date`; one outside the years 0000-9999, which RFC 3339 cannot write, is a save error.
   public static func defaults<V>(
     _ name: String, store: DefaultsStore = .standard
   ) -> Self where Self == DefaultsKey<V> {
@@ -91,10 +98,10 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     }
   }
 
-  /// Writes the value's line (or removes it, for `nil`): throttled after `withLock`, at once
-  /// for `save()`.
+  /// Writes the value's line (`name =` for an `Optional`'s `nil`): throttled after `withLock`,
+  /// at once for `save()`.
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
-    let literal: String?
+    let literal: INIValue
     do {
       literal = try self.literal(for: value)
     } catch {
@@ -119,7 +126,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   }
 
   /// The literal that stores `value`, or the error naming the key and its file.
-  private func literal(for value: Value) throws -> String? {
+  private func literal(for value: Value) throws -> INIValue {
     do {
       return try coding.get().encode(value)
     } catch let error as InvalidLiteral {
@@ -129,7 +136,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
 
   private func value(of lookup: DefaultsFile.Lookup) throws -> Value? {
     let coding = try coding.get()
-    let (literal, location): (String, String)
+    let (literal, location): (INIValue, String)
     switch lookup {
     case .absent: return nil
     case .unreadable(let error): throw error
@@ -149,7 +156,7 @@ extension DefaultsKey {
   /// Takes a `withLock` change for the file's throttled writer; its outcome goes to the holders
   /// through their subscriptions. A value that has no literal takes a continuation, to fail it.
   fileprivate func saveInline(_ value: Value) -> Bool {
-    let literal: String?
+    let literal: INIValue
     do {
       literal = try self.literal(for: value)
     } catch {
