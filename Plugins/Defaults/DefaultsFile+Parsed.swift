@@ -40,10 +40,8 @@ extension DefaultsFile {
       self.document = document
       var entries: [String: Stored] = [:]
       for entry in document.entries {
-        let value: INIValue =
-          entry.value.isEmpty && !document.isQuoted(entry) ? .empty : .text(entry.value)
         entries[entry.section.isEmpty ? entry.name : entry.section + "." + entry.name] = Stored(
-          value: value, line: entry.line)
+          value: document.value(of: entry), line: entry.line)
       }
       self.entries = entries
       var problems: [String: TetherError] = [:]

@@ -51,7 +51,8 @@ extension DefaultsStrategy: StoredTextStrategy {
       throw StoredTextError(
         "\(error.description.dropFirst("<value>: ".count)); \(store.file.path) was not changed")
     }
-    // Nothing is written as the file would hold it, `name =`: `""` is the empty text.
+    // An empty literal is written as the file holds one, `name =` (an Optional key's nil);
+    // `""` is the empty text.
     try DefaultsFile.set(
       name, literal: literal.isEmpty ? .empty : .text(decoded), in: store.path)
   }
