@@ -1,13 +1,19 @@
 import Foundation
+import Tether
 
 /// How values of one type are written to and read from a defaults file, found once per key from
 /// the type itself: a ``DefaultsScalar``, a `RawRepresentable` over one, an `Optional` of any of
-/// these (`nil` removes the line), or an array of scalars (one-line JSON).
+/// these, or an array of scalars (one-line JSON).
+///
+/// An `Optional`'s `nil` is `.empty`, the line `name =`: no text is written that way (the empty
+/// text is `name = ""`), so `nil` reads back as `nil` whatever the key's default, while a key
+/// with no line at all shows its default. Read as any other type, `name =` is the empty text, as
+/// it always was.
 struct DefaultsCoding<Value>: Sendable {
-  /// The literal for a value; `nil` means "no line" (an `Optional` that is `nil`).
-  let encode: @Sendable (Value) throws(InvalidLiteral) -> String?
+  /// The literal for a value.
+  let encode: @Sendable (Value) throws(InvalidLiteral) -> INIValue
   /// The value of a literal.
-  let decode: @Sendable (String) throws(InvalidLiteral) -> Value
+  let decode: @Sendable (INIValue) throws(InvalidLiteral) -> Value
 
   /// The coding for `Value`, or `nil` when a defaults file cannot store it.
   static func make() -> Self? {
@@ -25,14 +31,14 @@ struct DefaultsCoding<Value>: Sendable {
 
 /// A coding over `Any`, so optionals, raw values and arrays can be built from their parts.
 private struct ErasedCoding: Sendable {
-  let encode: @Sendable (Any) throws(InvalidLiteral) -> String?
-  let decode: @Sendable (String) throws(InvalidLiteral) -> Any
+  let encode: @Sendable (Any) throws(InvalidLiteral) -> INIValue
+  let decode: @Sendable (INIValue) throws(InvalidLiteral) -> Any
   /// How an element is written inside a JSON array: text is quoted.
   let isText: Bool
 
   static func make(for type: Any.Type) -> ErasedCoding? {
     if let optional = type as? any OptionalValue.Type {
-      return make(for: optional.wrappedType).map(optionalCoding)
+      return make(for: optional.wrappedType).map { optionalCoding($0, optional) }
     }
     if let array = type as? any ArrayValue.Type {
       // Elements are scalars or raw values: an array has no way to write nil or nesting.
@@ -50,9 +56,15 @@ private struct ErasedCoding: Sendable {
     ErasedCoding(
       encode: { value throws(InvalidLiteral) in
         guard let scalar = value as? S else { throw InvalidLiteral(message: "not a \(S.self)") }
-        return scalar.literal
+        return .text(try scalar.literal)
       },
-      decode: { literal throws(InvalidLiteral) in try S.value(of: literal) },
+      decode: { literal throws(InvalidLiteral) in
+        switch literal {
+        case .text(let text): return try S.value(of: text)
+        // Someone wrote `name =` for a key that is not optional: the empty text, as ever.
+        case .empty: return try S.value(of: "")
+        }
+      },
       isText: S.isText)
   }
 
@@ -73,13 +85,17 @@ private struct ErasedCoding: Sendable {
       isText: raw.isText)
   }
 
-  private static func optionalCoding(_ wrapped: ErasedCoding) -> ErasedCoding {
+  private static func optionalCoding(
+    _ wrapped: ErasedCoding, _ optional: any OptionalValue.Type
+  ) -> ErasedCoding {
     ErasedCoding(
       encode: { value throws(InvalidLiteral) in
-        guard let unwrapped = (value as? any OptionalValue)?.unwrapped else { return nil }
+        guard let unwrapped = (value as? any OptionalValue)?.unwrapped else { return .empty }
         return try wrapped.encode(unwrapped)
       },
-      decode: { literal throws(InvalidLiteral) in try wrapped.decode(literal) },
+      decode: { literal throws(InvalidLiteral) in
+        literal == .empty ? optional.nilValue : try wrapped.decode(literal)
+      },
       isText: wrapped.isText)
   }
 
@@ -93,16 +109,21 @@ private struct ErasedCoding: Sendable {
         }
         var literals: [String] = []
         for item in items {
-          guard let literal = try element.encode(item) else {
+          guard case .text(let literal) = try element.encode(item) else {
             throw InvalidLiteral(message: "an array element has no value")
           }
           literals.append(literal)
         }
-        return JSONArray.literal(literals, quoted: element.isText)
+        return .text(JSONArray.literal(literals, quoted: element.isText))
       },
       decode: { literal throws(InvalidLiteral) in
+        guard case .text(let text) = literal else {
+          throw InvalidLiteral(message: "expected a one-line JSON array such as [1, 2], found \"\"")
+        }
         var items: [Any] = []
-        for token in try JSONArray.elements(of: literal) { items.append(try element.decode(token)) }
+        for token in try JSONArray.elements(of: text) {
+          items.append(try element.decode(.text(token)))
+        }
         guard let typed = array.make(from: items) else {
           throw InvalidLiteral(message: "an element is not a \(array.elementType)")
         }
@@ -115,11 +136,14 @@ private struct ErasedCoding: Sendable {
 /// `Optional`, seen through `Any`.
 private protocol OptionalValue: SendableMetatype {
   static var wrappedType: Any.Type { get }
+  /// `nil` of this very type, so that it is cast back to the key's type as it is.
+  static var nilValue: Any { get }
   var unwrapped: Any? { get }
 }
 
 extension Optional: OptionalValue {
   static var wrappedType: Any.Type { Wrapped.self }
+  static var nilValue: Any { Wrapped?.none as Any }
   var unwrapped: Any? { self.map { $0 } }
 }
 

@@ -21,10 +21,16 @@ extension DefaultsFile {
     }
   }
 
+  /// A key's line: its value (`name =` is `.empty`, an Optional's `nil`) and its number.
+  struct Stored: Equatable, Sendable {
+    let value: INIValue
+    let line: Int
+  }
+
   /// A parsed file with its entries by full key name (`ui.theme`), so each lookup is one hash.
   struct Parsed: Sendable {
     let document: INIDocument
-    let entries: [String: INIDocument.Entry]
+    let entries: [String: Stored]
     /// Why the line of a key does not parse, by full key name.
     let problems: [String: TetherError]
     /// The first section header that does not parse: any key of a section may be below it.
@@ -32,9 +38,10 @@ extension DefaultsFile {
 
     init(_ document: INIDocument) {
       self.document = document
-      var entries: [String: INIDocument.Entry] = [:]
+      var entries: [String: Stored] = [:]
       for entry in document.entries {
-        entries[entry.section.isEmpty ? entry.name : entry.section + "." + entry.name] = entry
+        entries[entry.section.isEmpty ? entry.name : entry.section + "." + entry.name] = Stored(
+          value: document.value(of: entry), line: entry.line)
       }
       self.entries = entries
       var problems: [String: TetherError] = [:]

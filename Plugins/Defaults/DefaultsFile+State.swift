@@ -30,11 +30,11 @@ extension DefaultsFile {
     /// The literal this process's holders last gave each key (`nil` inside: remove the line),
     /// until the file's value reaches them instead: the base of their next change, whether the
     /// change before it is written yet or not.
-    var given: [String: String?] = [:]
+    var given: [String: INIValue?] = [:]
 
     /// The base of a change of `name` made now (see ``Change``); `nil` while its holders are
     /// being told a new value, which the change did not see.
-    func base(of name: String) -> String?? {
+    func base(of name: String) -> INIValue?? {
       if !delivering.isEmpty, delivering[name] != nil { return nil }
       if let literal = given[name] { return .some(literal) }
       return .some(userValue(name))
@@ -42,14 +42,14 @@ extension DefaultsFile {
 
     /// Notes that the holders gave `name` the value `literal`; returns the change's base (see
     /// ``base(of:)``), `nil` when the change is not to be written.
-    mutating func given(_ literal: String?, to name: String) -> String?? {
+    mutating func given(_ literal: INIValue?, to name: String) -> INIValue?? {
       guard let base = base(of: name) else { return nil }
       given[name] = .some(literal)
       return base
     }
 
     /// The value of `name`'s line in the user file as this process last saw it.
-    func userValue(_ name: String) -> String? {
+    func userValue(_ name: String) -> INIValue? {
       guard case .success(let parsed) = user else { return nil }
       return parsed.entries[name]?.value
     }

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-package import Tether
+import Tether
 import TetherFiles
 import TetherWatcher
 
@@ -70,8 +70,8 @@ extension DefaultsFile {
         }))
   }
 
-  /// The entry for `name` in the defaults file at `path` (`nil`: no line), for `tether get`.
-  package static func entry(_ name: String, in path: String) throws -> INIDocument.Entry? {
+  /// The line of `name` in the defaults file at `path` (`nil`: no line), for `tether get`.
+  static func entry(_ name: String, in path: String) throws -> Stored? {
     let parsed = try read(path).get()
     if let problem = parsed.problem(for: name) { throw problem }
     return parsed.entries[name]
@@ -79,7 +79,7 @@ extension DefaultsFile {
 
   /// Sets (or, with `nil`, removes) one line of the defaults file at `path` now, under its lock:
   /// what `tether set` does, through the library's own write path.
-  package static func set(_ name: String, literal: String?, in path: String) throws {
+  static func set(_ name: String, literal: INIValue?, in path: String) throws {
     let lock = try lockFile(for: path)
     defer { close(lock) }
     try apply([name: Change(literal: literal, base: .none)], to: path, watch: nil)

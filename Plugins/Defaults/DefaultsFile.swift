@@ -13,11 +13,19 @@ import TetherWatcher
 /// lose nothing. An external edit reaches the holders of the keys whose lines it changed, and
 /// wins over a pending local change of those keys.
 package final class DefaultsFile: PendingWrites, Sendable {
-  /// Where a key's value comes from.
-  enum Lookup: Equatable, Sendable {
-    case user(String, line: Int)
-    case registration(String, line: Int)
+  /// What the two files hold for a key, the layers of its value: the user's line, then the
+  /// registration file's, which a key shows when the user's is absent or does not parse (then
+  /// the default).
+  struct Lookup: Equatable, Sendable {
+    var user: Found
+    var registration: Found
+  }
+
+  /// What one file holds for a key.
+  enum Found: Equatable, Sendable {
+    case value(INIValue, line: Int)
     case absent
+    /// The key's line does not parse (`invalidValue`), or the whole file cannot be read.
     case unreadable(TetherError)
   }
 
@@ -28,9 +36,9 @@ package final class DefaultsFile: PendingWrites, Sendable {
   /// process's holders had seen when they made it (`nil`: no line). The change is written only
   /// if the file still holds `base` for the key: otherwise someone else changed the key first.
   struct Change: Sendable {
-    var literal: String?
+    var literal: INIValue?
     /// `.none` (as for `tether set`): written whatever the file holds.
-    let base: String??
+    let base: INIValue??
   }
 
   struct Subscriber {
@@ -145,7 +153,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   /// Queues `literal` (or the removal of the line) for key `name`.
   func save(
-    _ name: String, literal: String?, immediately: Bool, waiter: WriteWaiter,
+    _ name: String, literal: INIValue?, immediately: Bool, waiter: WriteWaiter,
     onCaller: ((@escaping @Sendable () -> Void) -> Bool)?
   ) {
     guard let base = state.withLock({ $0.given(literal, to: name) }) else {
@@ -158,7 +166,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   /// Queues a change of `name` made through `withLock`, throttled; its outcome goes to the
   /// holders of `name` through their subscriptions.
-  func saveInline(_ name: String, literal: String?) {
+  func saveInline(_ name: String, literal: INIValue?) {
     let shared = state
     let (waiter, base) = state.withLock { state in
       let base = state.given(literal, to: name)
@@ -303,7 +311,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
       let told = state.told[name]
       state.told[name] = new
       if written.contains(name) { continue }
-      if let told, new.value == told.value && new.isError == told.isError { continue }
+      if let told, new.isSame(as: told) { continue }
       changed.append(name)
       state.delivering[name, default: 0] += 1
       state.given[name] = nil
@@ -313,30 +321,47 @@ package final class DefaultsFile: PendingWrites, Sendable {
   }
 
   static func lookup(_ name: String, in state: State) -> Lookup {
+    // Both layers, also when the user's line looks fine: whether it parses depends on the
+    // key's type, which only the key knows.
+    let registration: Found
+    if case .success(let parsed) = state.registration {
+      registration = found(name, in: parsed)
+    } else {
+      registration = .absent
+    }
     switch state.user {
-    case .failure(let error): return .unreadable(error)
+    case .failure(let error): return Lookup(user: .unreadable(error), registration: registration)
     case .success(let parsed):
-      if let problem = parsed.problem(for: name) { return .unreadable(problem) }
-      if let entry = parsed.entries[name] { return .user(entry.value, line: entry.line) }
+      return Lookup(user: found(name, in: parsed), registration: registration)
     }
-    if case .success(let registration) = state.registration {
-      if let problem = registration.problem(for: name) { return .unreadable(problem) }
-      if let entry = registration.entries[name] {
-        return .registration(entry.value, line: entry.line)
-      }
-    }
-    return .absent
   }
 
+  private static func found(_ name: String, in parsed: Parsed) -> Found {
+    if let problem = parsed.problem(for: name) { return .unreadable(problem) }
+    if let stored = parsed.entries[name] { return .value(stored.value, line: stored.line) }
+    return .absent
+  }
 }
 
 extension DefaultsFile.Lookup {
-  /// The literal, wherever it comes from.
-  var value: String? {
-    switch self {
-    case .user(let value, _), .registration(let value, _): return value
-    case .absent, .unreadable: return nil
-    }
+  /// Whether the two give the key the same literals and errors, wherever their lines are: a
+  /// line moved by an edit of another key is no change of this one. The registration's layer
+  /// counts even under a user's line that parses (which only the key can tell), so an edit of
+  /// the registration file is delivered to such a key's holders too, as the value they have.
+  func isSame(as other: Self) -> Bool {
+    user.isSame(as: other.user) && registration.isSame(as: other.registration)
+  }
+}
+
+extension DefaultsFile.Found {
+  /// The literal, if the line parses.
+  var value: INIValue? {
+    if case .value(let value, _) = self { return value }
+    return nil
+  }
+
+  func isSame(as other: Self) -> Bool {
+    value == other.value && isError == other.isError
   }
 
   var isError: Bool {

@@ -11,9 +11,16 @@ extension SharedReaderKey {
   /// ```
   ///
   /// `V` may be `Bool`, any fixed-width integer, `Double`, `Float`, `String`, `URL`, `Date`,
-  /// `Data`, `UUID`, a `RawRepresentable` over one of those, an `Optional` of any of them
-  /// (`nil` removes the line), or an array of them. Any other type is reported as
-  /// `TetherError.unsupportedType` in `loadError` when the key is used.
+  /// `Data`, `UUID`, a `RawRepresentable` over one of those, an `Optional` of any of them, or an
+  /// array of them. Any other type is reported as `TetherError.unsupportedType` in `loadError`
+  /// when the key is used.
+  ///
+  /// An `Optional`'s `nil` is written as the line `name =`, with nothing after the `=`: no value
+  /// of any type is written that way (the empty text is `name = ""`), so `nil` reads back as
+  /// `nil` whatever the key's default is. A key with no line at all shows its default.
+  ///
+  /// A `Date` is written in RFC 3339 UTC with the fractional digits that read back as the very
+  /// same `Date`; one outside the years 0000-9999, which RFC 3339 cannot write, is a save error.
   public static func defaults<V>(
     _ name: String, store: DefaultsStore = .standard
   ) -> Self where Self == DefaultsKey<V> {
@@ -62,10 +69,16 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
       : ".defaults(\(String(reflecting: name)), store: \(store.file.path))"
   }
 
-  /// Reads the user file, then the registration file; nothing stored is "no value".
+  /// Reads the user file, then the registration file; nothing stored is "no value". A line
+  /// that does not parse gives way to the next layer that does (the registration file's line,
+  /// then the default), with `loadError` naming the key, the file and the line.
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
-    continuation.resume(
-      with: Result { try value(of: file.load(name)) })
+    switch reading(file.load(name)) {
+    case .value(let value): continuation.resume(returning: value)
+    case .absent: continuation.resumeReturningInitialValue()
+    case .fellBack(let value, let error): continuation.resume(fallingBackTo: value, error: error)
+    case .failed(let error): continuation.resume(throwing: error)
+    }
   }
 
   /// Delivers changes of this key's line, in either file, made outside this process's holders.
@@ -75,26 +88,21 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     guard case .success = coding else { return SharedSubscription {} }
     subscriber.takeChangesInline(from: self) { value in saveInline(value) }
     return file.subscribe(name, saved: { subscriber.yieldSaveResult(naming($0)) }) { lookup in
-      do {
-        if let value = try value(of: lookup) {
-          subscriber.yield(value)
-        } else {
-          subscriber.yieldReturningInitialValue()
-        }
-      } catch let error as TetherError where error.isInvalidValue {
-        // A hand edit that does not parse: the default, and the error naming the line, as
-        // one change.
-        subscriber.yieldReturningInitialValue(throwing: error)
-      } catch {
-        subscriber.yield(throwing: error)
+      switch reading(lookup) {
+      case .value(let value): subscriber.yield(value)
+      case .absent: subscriber.yieldReturningInitialValue()
+      // A hand edit that does not parse: the next layer's value, and the error naming the
+      // line, as one change.
+      case .fellBack(let value, let error): subscriber.yield(fallingBackTo: value, error: error)
+      case .failed(let error): subscriber.yield(throwing: error)
       }
     }
   }
 
-  /// Writes the value's line (or removes it, for `nil`): throttled after `withLock`, at once
-  /// for `save()`.
+  /// Writes the value's line (`name =` for an `Optional`'s `nil`): throttled after `withLock`,
+  /// at once for `save()`.
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
-    let literal: String?
+    let literal: INIValue
     do {
       literal = try self.literal(for: value)
     } catch {
@@ -119,7 +127,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   }
 
   /// The literal that stores `value`, or the error naming the key and its file.
-  private func literal(for value: Value) throws -> String? {
+  private func literal(for value: Value) throws -> INIValue {
     do {
       return try coding.get().encode(value)
     } catch let error as InvalidLiteral {
@@ -127,21 +135,50 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     }
   }
 
-  private func value(of lookup: DefaultsFile.Lookup) throws -> Value? {
-    let coding = try coding.get()
-    let (literal, location): (String, String)
-    switch lookup {
-    case .absent: return nil
-    case .unreadable(let error): throw error
-    case .user(let value, let line): (literal, location) = (value, "\(file.path):\(line)")
-    case .registration(let value, let line):
-      (literal, location) = (value, "\(file.registrationPath ?? file.path):\(line)")
+  /// What the key's holders show for `lookup`.
+  private enum Reading {
+    /// A line's value.
+    case value(Value)
+    /// No line anywhere: the default.
+    case absent
+    /// A line that does not parse (the first such), and what stands in for it: a later
+    /// layer's value, or the default (`nil`).
+    case fellBack(Value?, TetherError)
+    /// Nothing can be said (the key's type cannot be stored, the user file cannot be read):
+    /// holders keep their value.
+    case failed(any Error)
+  }
+
+  /// The layers in order — the user's line, the registration file's, the default — the first
+  /// that parses winning, and the error of any line before it.
+  private func reading(_ lookup: DefaultsFile.Lookup) -> Reading {
+    let coding: DefaultsCoding<Value>
+    switch self.coding {
+    case .success(let found): coding = found
+    case .failure(let error): return .failed(error)
     }
-    do {
-      return try coding.decode(literal)
-    } catch {
-      throw TetherError.invalidValue(key: name, message: error.message, location: location)
+    var firstError: TetherError?
+    let layers = [
+      (lookup.user, file.path), (lookup.registration, file.registrationPath ?? file.path),
+    ]
+    for (found, path) in layers {
+      switch found {
+      case .absent: continue
+      case .unreadable(let error) where error.isInvalidValue: firstError = firstError ?? error
+      case .unreadable(let error): return .failed(error)
+      case .value(let literal, let line):
+        do {
+          let value = try coding.decode(literal)
+          return firstError.map { .fellBack(value, $0) } ?? .value(value)
+        } catch {
+          firstError =
+            firstError
+            ?? .invalidValue(
+              key: name, message: error.message, location: "\(path):\(line)")
+        }
+      }
     }
+    return firstError.map { .fellBack(nil, $0) } ?? .absent
   }
 }
 
@@ -149,7 +186,7 @@ extension DefaultsKey {
   /// Takes a `withLock` change for the file's throttled writer; its outcome goes to the holders
   /// through their subscriptions. A value that has no literal takes a continuation, to fail it.
   fileprivate func saveInline(_ value: Value) -> Bool {
-    let literal: String?
+    let literal: INIValue
     do {
       literal = try self.literal(for: value)
     } catch {

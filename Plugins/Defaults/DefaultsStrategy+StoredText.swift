@@ -14,15 +14,28 @@ extension DefaultsStrategy: StoredTextStrategy {
   package func storedText(of name: String, options: StrategyOptions) throws -> StoredText {
     try KeyName.validate(name)
     if let entry = try DefaultsFile.entry(name, in: store.path) {
-      return .text(INIString.encode(entry.value))
+      return Self.storedText(entry.value)
     }
     if let registration = store.registration,
       let entry = try DefaultsFile.entry(name, in: registration.path)
     {
-      return .text(
-        INIString.encode(entry.value), note: "registered default, from \(registration.path)")
+      return Self.storedText(
+        entry.value, note: "registered default, from \(registration.path)")
     }
     return .absent("no value (not set in \(store.file.path))")
+  }
+
+  /// The literal as the file writes it: `name =` is the empty text, said in a note, which
+  /// `tether set` takes back as the same.
+  private static func storedText(_ value: INIValue, note: String? = nil) -> StoredText {
+    switch value {
+    case .text(let text): return .text(INIString.encode(text), note: note)
+    case .empty:
+      return .text(
+        "",
+        note: ["empty: nil for an Optional key, the empty text for a String", note]
+          .compactMap { $0 }.joined(separator: "; "))
+    }
   }
 
   /// Sets the key's line once `text` parses as an INI literal, through the file's locked
@@ -38,7 +51,10 @@ extension DefaultsStrategy: StoredTextStrategy {
       throw StoredTextError(
         "\(error.description.dropFirst("<value>: ".count)); \(store.file.path) was not changed")
     }
-    try DefaultsFile.set(name, literal: decoded, in: store.path)
+    // An empty literal is written as the file holds one, `name =` (an Optional key's nil);
+    // `""` is the empty text.
+    try DefaultsFile.set(
+      name, literal: literal.isEmpty ? .empty : .text(decoded), in: store.path)
   }
 
   /// Each change of the key's line in the user file (a change of another line is not one).
@@ -48,7 +64,7 @@ extension DefaultsStrategy: StoredTextStrategy {
   ) throws -> SharedSubscription {
     try KeyName.validate(name)
     let path = store.path
-    let last = Mutex<String?>(try DefaultsFile.entry(name, in: path)?.value)
+    let last = Mutex<INIValue?>(try DefaultsFile.entry(name, in: path)?.value)
     let watch = FileWatcher.shared.watch(path) { _ in
       do {
         let literal = try DefaultsFile.entry(name, in: path)?.value
@@ -58,8 +74,7 @@ extension DefaultsStrategy: StoredTextStrategy {
         }
         guard changed else { return }
         onChange(
-          .success(
-            literal.map { .text(INIString.encode($0)) } ?? .absent("no value (line removed)")))
+          .success(literal.map { Self.storedText($0) } ?? .absent("no value (line removed)")))
       } catch {
         onChange(.failure(error))
       }

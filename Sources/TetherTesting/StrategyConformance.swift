@@ -161,9 +161,9 @@ private struct Checks: Sendable {
   }
 
   /// An `Optional` value, absent and `nil`. Absent: a holder's default is its value (not
-  /// `nil`), and `require` throws. A saved `nil` may be stored as `nil` or as nothing at all
-  /// (defaults remove the line), so what it must do is the same for both: a new holder whose
-  /// default is `nil` reads `nil`, never the value the `nil` replaced.
+  /// `nil`), and `require` throws. A saved `nil` may be stored as `nil` or as nothing at all,
+  /// so what it must do is the same for both: a new holder whose default is `nil` reads `nil`,
+  /// never the value the `nil` replaced.
   func optional() async throws {
     do {
       _ = try strategy.key(named: name("optional"), as: Int?.self, options: StrategyOptions())

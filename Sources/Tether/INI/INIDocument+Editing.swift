@@ -9,20 +9,26 @@ extension INIDocument {
   /// ``isValidName(_:)`` (an empty `section` means the root): they come from code, not files,
   /// and a key name from anywhere else is checked against ``KeyName`` before it gets here.
   package mutating func setValue(_ value: String, section: String, name: String) {
+    setValue(.text(value), section: section, name: name)
+  }
+
+  /// Sets `name` in `section` as the `String` form does; the value may also be `.empty`, written
+  /// `name =`.
+  package mutating func setValue(_ value: INIValue, section: String, name: String) {
     precondition(
       Self.isValidName(name) && (section.isEmpty || Self.isValidName(section)),
       "INI names use A-Z a-z 0-9 _ . * -: section \"\(section)\", name \"\(name)\"")
     let position = position(section: section, name: name)
     let entryLine = INILine(name: name, value: value, prefix: "\(name) = ", ending: newline)
     if let index = position.entry {
-      guard case .entry(_, let old, let prefix) = lines[index].kind else {
+      guard case .entry(_, _, let prefix) = lines[index].kind else {
         // A line that did not parse is this key's: the new value replaces it.
         lines[index] = INILine(
           name: name, value: value, prefix: "\(name) = ", ending: lines[index].ending)
         return
       }
       // Scalars, not ==: canonically equivalent strings must still be written as given.
-      if old.unicodeScalars.elementsEqual(value.unicodeScalars) { return }
+      if lines[index].entryValue?.isWritten(as: value) == true { return }
       lines[index] = INILine(name: name, value: value, prefix: prefix, ending: lines[index].ending)
     } else if let anchor = position.lastEntry ?? position.header {
       insert(entryLine, at: anchor + 1)
@@ -49,6 +55,12 @@ extension INIDocument {
   /// made: the removals (`nil`) first, then the values in order, each placed as
   /// ``setValue(_:section:name:)`` and ``removeValue(section:name:)`` would place it.
   package mutating func apply(_ edits: [(section: String, name: String, value: String?)]) {
+    apply(edits.map { (section: $0.section, name: $0.name, value: $0.value.map(INIValue.text)) })
+  }
+
+  /// Makes many edits as the `String` form does; a value may also be `.empty`, written
+  /// `name =`.
+  package mutating func apply(_ edits: [(section: String, name: String, value: INIValue?)]) {
     let removals = Set(edits.filter { $0.value == nil }.map { Pair($0.section, $0.name) })
     // A key a hand edit defined twice (its second line kept as a problem) is defined once by
     // a new value: the first line takes it, the others go.
@@ -78,14 +90,14 @@ extension INIDocument {
     }
     var appended: [Int: [INILine]] = [:]
     var newSections: [(name: String, lines: [INILine])] = []
-    var newRoot: [(name: String, value: String)] = []
+    var newRoot: [(name: String, value: INIValue)] = []
     for edit in edits {
       guard let value = edit.value else { continue }
       if let index = found[Pair(edit.section, edit.name)] {
         // A line that did not parse is this key's: the new value replaces it.
         var prefix = "\(edit.name) = "
-        if case .entry(_, let old, let kept) = lines[index].kind {
-          if old.unicodeScalars.elementsEqual(value.unicodeScalars) { continue }
+        if case .entry(_, _, let kept) = lines[index].kind {
+          if lines[index].entryValue?.isWritten(as: value) == true { continue }
           prefix = kept
         }
         lines[index] = INILine(

@@ -200,6 +200,14 @@ package struct INIDocument: Sendable, Equatable {
       == UInt8(ascii: "\"")
   }
 
+  /// What `entry`'s line holds after its `=`: `.empty` for `name =`, which `name = ""` (the
+  /// empty text) is not.
+  package func value(of entry: Entry) -> INIValue {
+    guard lines.indices.contains(entry.line - 1), let value = lines[entry.line - 1].entryValue
+    else { return .text(entry.value) }
+    return value
+  }
+
   /// The entries of one section in file order; `""` is the root section.
   package func entries(in section: String) -> [Entry] {
     entries.filter { $0.section == section }

@@ -36,9 +36,32 @@ struct INILine: Sendable {
 
   /// An entry line writing `value` after `prefix` (for example `"name = "`).
   init(name: String, value: String, prefix: String, ending: String) {
-    self.init(
-      text: prefix + INIString.encode(value), ending: ending,
-      kind: .entry(name: name, value: value, prefix: prefix))
+    self.init(name: name, value: .text(value), prefix: prefix, ending: ending)
+  }
+
+  /// An entry line writing `value` after `prefix`; `.empty` is the prefix alone, without the
+  /// blanks after its `=` (`name =`), which would only trail the line.
+  init(name: String, value: INIValue, prefix: String, ending: String) {
+    switch value {
+    case .text(let text):
+      self.init(
+        text: prefix + INIString.encode(text), ending: ending,
+        kind: .entry(name: name, value: text, prefix: prefix))
+    case .empty:
+      var bare = Substring(prefix)
+      while bare.last == " " || bare.last == "\t" { bare.removeLast() }
+      self.init(
+        text: String(bare), ending: ending, kind: .entry(name: name, value: "", prefix: prefix))
+    }
+  }
+
+  /// An entry's value as written: `name =` is `.empty`, `name = ""` the empty text.
+  var entryValue: INIValue? {
+    guard case .entry(_, let value, let prefix) = kind else { return nil }
+    guard value.isEmpty else { return .text(value) }
+    // Only a quote makes a value that reads as empty anything but blank; the prefix holds
+    // none (names have no quotes), and may be longer than a line written without a value.
+    return text.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "\"") ? .text("") : .empty
   }
 
   /// Parses one line of a file; `location` (`"origin:line"`) is where errors point.

@@ -43,6 +43,15 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
   /// Resumes saying nothing is stored: the shared value uses its default.
   public func resumeReturningInitialValue() { box.resumeReturningInitialValue() }
 
+  /// Resumes saying the stored value cannot be read (a line of a file that does not parse), and
+  /// `value` stands in for it: the shared value takes `value` — its default when `nil` — and
+  /// sets `loadError` to `error`, as one change. A continuation made with a callback (a key
+  /// forwarding a load, an explicit `load()`) is told `error` alone, as by
+  /// ``resume(throwing:)``.
+  package func resume(fallingBackTo value: Value?, error: any Error) {
+    box.resume(fallingBackTo: value, error: error)
+  }
+
   /// Resumes with a result; `.success(nil)` means "nothing is stored".
   public func resume(with result: Result<Value?, any Error>) {
     switch result {
@@ -114,6 +123,13 @@ final class LoadBox<Value: Sendable>: Sendable {
   func resume(throwing error: any Error) {
     guard once.claim(subject: subject) else { return }
     if let reference { return reference.finishLoad(throwing: error) }
+    deliver(throwing: error)
+  }
+
+  func resume(fallingBackTo value: Value?, error: any Error) {
+    guard once.claim(subject: subject) else { return }
+    if let reference { return reference.finishLoad(fallingBackTo: value, error: error) }
+    // A callback has no way to take both: the error, which must not be lost, is what it gets.
     deliver(throwing: error)
   }
 

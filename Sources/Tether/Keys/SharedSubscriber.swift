@@ -7,9 +7,10 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   private let callback: @Sendable (Result<Value?, any Error>) -> Void
   private let onLoading: @Sendable (Bool) -> Void
   private let onSaved: @Sendable (Result<Void, any Error>) -> Void
-  /// A shared value's "the initial value, with this error", applied as one change; `nil` for a
-  /// subscriber made with the public initializer, which is told the two in turn.
-  private let onInitialValueWithError: (@Sendable (any Error) -> Void)?
+  /// A shared value's "this value (`nil`: the initial value), with this error", applied as one
+  /// change; `nil` for a subscriber made with the public initializer, which is told the two in
+  /// turn.
+  private let onFallback: (@Sendable (Value?, any Error) -> Void)?
   /// Told of a key that takes changes inline (see ``takeChangesInline(from:_:)``): its type,
   /// how it takes one, and the keys that handed this subscriber on to it.
   private let onInline: InlineOffer?
@@ -34,23 +35,23 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     self.callback = callback
     self.onLoading = onLoading
     self.onSaved = { _ in }
-    self.onInitialValueWithError = nil
+    self.onFallback = nil
     self.onInline = nil
   }
 
   /// A shared value's subscriber: also told how writes it asked for went, of a key that takes
-  /// its changes inline, and of the initial value with an error as one change.
+  /// its changes inline, and of a value (or the initial value) with an error as one change.
   package init(
     callback: @escaping @Sendable (Result<Value?, any Error>) -> Void,
     onLoading: @escaping @Sendable (Bool) -> Void,
     onSaved: @escaping @Sendable (Result<Void, any Error>) -> Void,
-    onInitialValueWithError: @escaping @Sendable (any Error) -> Void,
+    onFallback: @escaping @Sendable (Value?, any Error) -> Void,
     onInline: @escaping InlineOffer
   ) {
     self.callback = callback
     self.onLoading = onLoading
     self.onSaved = onSaved
-    self.onInitialValueWithError = onInitialValueWithError
+    self.onFallback = onFallback
     self.onInline = onInline
   }
 
@@ -73,11 +74,20 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   /// the error with it. A subscriber made with ``init(callback:onLoading:)`` (a key forwarding
   /// to another) is told `.success(nil)`, then `.failure(error)`.
   public func yieldReturningInitialValue(throwing error: any Error) {
-    guard let onInitialValueWithError else {
-      callback(.success(nil))
+    yield(fallingBackTo: nil, error: error)
+  }
+
+  /// Says the stored value cannot be read, and `value` stands in for it (a defaults key's
+  /// registered value, in place of a user's line that does not parse): holders take `value` —
+  /// their default when `nil` — and set `loadError` to `error`, as one change, as
+  /// ``yieldReturningInitialValue(throwing:)`` does for the default. A subscriber made with
+  /// ``init(callback:onLoading:)`` is told the value, then the error.
+  package func yield(fallingBackTo value: Value?, error: any Error) {
+    guard let onFallback else {
+      callback(.success(value))
       return callback(.failure(error))
     }
-    onInitialValueWithError(error)
+    onFallback(value, error)
   }
 
   /// Delivers a result; `.success(nil)` means "the initial value".

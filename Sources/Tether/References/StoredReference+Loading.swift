@@ -27,7 +27,7 @@ extension StoredReference {
       callback: { result in self.finishLoad(result) },
       onLoading: { isLoading in self.setLoading(isLoading) },
       onSaved: { result in self.saveFinished(result) },
-      onInitialValueWithError: { error in self.finishLoadReturningInitialValue(throwing: error) },
+      onFallback: { value, error in self.finishLoad(fallingBackTo: value, error: error) },
       onInline: { keyType, save, forwarders in
         self.lock.withLock {
           self.inlineOfferKeyType = keyType
@@ -113,15 +113,15 @@ extension StoredReference {
     }
   }
 
-  /// Goes back to the default and sets `loadError`, as one change: the stored value cannot be
-  /// read. The error is set first and both under one hold of `lock`, so whoever the default's
-  /// change tells — an Observation `onChange` on this thread, a `changes` reader on another,
-  /// which waits for the lock — finds the error with it, and never takes the default for what
-  /// is stored.
-  func finishLoadReturningInitialValue(throwing error: any Error) {
+  /// Takes `value` — the default when `nil` — and sets `loadError`, as one change: the stored
+  /// value cannot be read, and `value` stands in for it. The error is set first and both under
+  /// one hold of `lock`, so whoever the value's change tells — an Observation `onChange` on this
+  /// thread, a `changes` reader on another, which waits for the lock — finds the error with it,
+  /// and never takes the stand-in for what is stored.
+  func finishLoad(fallingBackTo value: Value?, error: any Error) {
     lock.withLock {
       setLoadError(error)
-      if let keyed { commit(keyed.initialValue) }
+      if let keyed { commit(value ?? keyed.initialValue) }
       setLoading(false)
     }
   }
