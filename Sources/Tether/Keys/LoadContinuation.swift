@@ -128,7 +128,9 @@ final class LoadBox<Value: Sendable>: Sendable {
 
   func resume(fallingBackTo value: Value?, error: any Error) {
     guard once.claim(subject: subject) else { return }
-    if let reference { return reference.finishLoad(fallingBackTo: value, error: error) }
+    if let reference {
+      return reference.finishLoad(fallingBackTo: value, error: error, since: since)
+    }
     // A callback has no way to take both: the error, which must not be lost, is what it gets.
     deliver(throwing: error)
   }

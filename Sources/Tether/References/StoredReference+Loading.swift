@@ -117,11 +117,12 @@ extension StoredReference {
   /// value cannot be read, and `value` stands in for it. The error is set first and both under
   /// one hold of `lock`, so whoever the value's change tells — an Observation `onChange` on this
   /// thread, a `changes` reader on another, which waits for the lock — finds the error with it,
-  /// and never takes the stand-in for what is stored.
-  func finishLoad(fallingBackTo value: Value?, error: any Error) {
+  /// and never takes the stand-in for what is stored. A load's stand-in is not applied over a
+  /// local change committed after the load started (see ``finishLoad(returning:since:)``).
+  func finishLoad(fallingBackTo value: Value?, error: any Error, since: UInt64? = nil) {
     lock.withLock {
       setLoadError(error)
-      if let keyed { commit(value ?? keyed.initialValue) }
+      if let keyed, since == nil || since == localChanges { commit(value ?? keyed.initialValue) }
       setLoading(false)
     }
   }
@@ -148,12 +149,12 @@ extension StoredReference {
   func setLoading(_ isLoading: Bool) {
     lock.withLock {
       guard loading != isLoading else { return }
-      mutate(ObservedSubject.loadingPath) { readLock.withLock { _ in loading = isLoading } }
+      mutate(ObservedSubject.loadingPath) { loading = isLoading }
     }
   }
 
   func setLoadError(_ error: (any Error)?) {
     guard lastLoadError != nil || error != nil else { return }
-    mutate(ObservedSubject.loadErrorPath) { readLock.withLock { _ in lastLoadError = error } }
+    mutate(ObservedSubject.loadErrorPath) { lastLoadError = error }
   }
 }

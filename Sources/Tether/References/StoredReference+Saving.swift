@@ -81,7 +81,7 @@ extension StoredReference {
 
   private func setSaveError(_ error: (any Error)?) {
     guard lastSaveError != nil || error != nil else { return }
-    mutate(ObservedSubject.saveErrorPath) { readLock.withLock { _ in lastSaveError = error } }
+    mutate(ObservedSubject.saveErrorPath) { lastSaveError = error }
   }
 }
 

@@ -130,11 +130,12 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
     registrar._withUnsafeGuaranteedRef { $0.registrar.access(subject, keyPath: keyPath) }
   }
 
-  /// Makes the registrar holding `lock`, so a change made before it skipped Observation only
-  /// if it was committed before the read that follows this access.
+  /// Makes the registrar holding `readLock` (never `lock`: a first read inside another key's
+  /// `withLock` must not wait for this one's), so a change that skipped Observation was stored
+  /// before the read that follows this access (see ``mutate(_:_:)``).
   @usableFromInline
   func makeRegistrar() -> Unmanaged<Registrar> {
-    lock.withLock {
+    readLock.withLock { _ in
       if let made = registrar.load(ordering: .acquiring) { return made }
       let made = Unmanaged.passRetained(Registrar())
       registrar.store(made, ordering: .releasing)
@@ -142,13 +143,26 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
     }
   }
 
-  /// Runs `change`, telling Observation about it if anything has read this value; call holding
-  /// `lock`.
+  /// Runs `change` (an assignment of what readers see) holding `readLock`, telling Observation
+  /// about it if anything has read this value; call holding `lock`. Whether anything has is
+  /// decided under `readLock`, which the first read's registrar is made under: a change that
+  /// skips Observation is stored before that read.
   @inlinable
   func mutate(_ keyPath: KeyPath<ObservedSubject, Void>, _ change: () -> Void) {
-    guard let registrar = registrar.load(ordering: .relaxed) else { return change() }
+    if registrar.load(ordering: .acquiring) == nil {
+      let stored = readLock.withLock { _ -> Bool in
+        guard registrar.load(ordering: .relaxed) == nil else { return false }
+        change()
+        return true
+      }
+      if stored { return }
+    }
+    // Made and never released while `self` lives.
+    guard let registrar = registrar.load(ordering: .acquiring) else { return }
     registrar._withUnsafeGuaranteedRef {
-      $0.registrar.withMutation(of: subject, keyPath: keyPath, change)
+      $0.registrar.withMutation(of: subject, keyPath: keyPath) {
+        readLock.withLock { _ in change() }
+      }
     }
   }
 
@@ -189,7 +203,7 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
     let outer = changing
     changing = true
     defer { changing = outer }
-    mutate(valuePath) { readLock.withLock { _ in value = newValue } }
+    mutate(valuePath) { value = newValue }
     // Checked first: iterating the dictionary in unspecialized code looks up its metadata.
     if hasObservers { notifyObservers(newValue) }
     return true
