@@ -57,10 +57,11 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   /// The scope's files, told when this one goes.
   private let files: DefaultsFiles
-  private let scope: TetherScope
+  /// Whose flush writes this file. Its id only: the scope keeps its keys, and so this file.
+  private let scope: TetherScope.ID
 
   init(
-    path: String, registration: String?, throttle: Duration, scope: TetherScope,
+    path: String, registration: String?, throttle: Duration, scope: TetherScope.ID,
     files: DefaultsFiles
   ) {
     self.files = files

@@ -10,4 +10,8 @@ public enum DefaultsProbe {
   /// The defaults files the current scope keeps open: one per file that a live key reads, and
   /// none for files whose keys have all gone.
   public static var openFiles: Int { DefaultsFiles.current.count }
+
+  /// The current scope's defaults files, as an object: a test holds it weakly to check that
+  /// they, and every file engine they made (each keeps them), go with their scope.
+  package static var scopeFiles: AnyObject { DefaultsFiles.current }
 }

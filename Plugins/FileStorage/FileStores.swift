@@ -28,16 +28,18 @@ final class FileStores: Sendable {
   }
 
   private let stores = Mutex<[Slot: Entry]>([:])
-  private let scope: TetherScope
+  /// Whose stores these are. The id, not the scope: the scope keeps these stores (as a local,
+  /// and through its registry's keys), so keeping it here would keep both for good.
+  private let scope: TetherScope.ID
 
-  init(scope: TetherScope) {
+  init(scope: TetherScope.ID) {
     self.scope = scope
   }
 
   /// The current scope's stores, made at its first file key.
   static var current: FileStores {
     let scope = TetherScope.current
-    return scope.local(FileStores.self) { FileStores(scope: scope) }
+    return scope.local(FileStores.self) { FileStores(scope: scope.id) }
   }
 
   func store<Value: Sendable>(

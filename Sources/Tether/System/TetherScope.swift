@@ -19,6 +19,25 @@ package final class TetherScope: Sendable {
   /// The live references of this scope.
   @usableFromInline package let references = LiveReferences()
 
+  /// Names this scope for as long as the process runs, unlike its address, which a later scope
+  /// may be given once this one has gone.
+  package let id = ID()
+
+  /// A scope's name: what a plugin's store keeps to say whose flush writes it, so that the store
+  /// need not keep the scope (a scope holds its stores through its registry's keys and its
+  /// locals, and a store holding it back would keep them all for the life of the process).
+  package struct ID: Hashable, Sendable, CustomStringConvertible {
+    private static let next = Atomic<UInt64>(0)
+    private let value: UInt64
+
+    fileprivate init() {
+      value = Self.next.wrappingAdd(1, ordering: .relaxed).oldValue
+    }
+
+    /// `scope 12`, for logs and test failures.
+    package var description: String { "scope \(value)" }
+  }
+
   private let locals = Mutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
   private let installed: LockedState<StrategyRegistry?>
   private let reportedUnbootstrapped = Mutex<Set<String>>([])
@@ -54,6 +73,9 @@ package final class TetherScope: Sendable {
   }
 
   /// A plugin's per-scope state of type `T`, made by `make` on first use.
+  ///
+  /// Kept as long as the scope is: `T` must not keep the scope (its ``id`` says whose it is),
+  /// or neither ever goes.
   package func local<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T {
     locals.withLock { locals in
       // Each entry is stored under its own type, so it is a `T`: no dynamic cast (one was a
