@@ -24,6 +24,8 @@ final class FileStore: PendingWrites, Sendable {
   let settings: FileStorageSettings
 
   private let state = FileStoreLock()
+  /// The state, as an object: for tests that check it goes with the store (see ``FileStores``).
+  var stateObject: AnyObject { state }
   /// Whose flush writes this store. Its id only: the scope keeps its keys, and so this store.
   private let scope: TetherScope.ID
   /// The scope's stores, told when this one goes.

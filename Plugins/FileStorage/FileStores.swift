@@ -80,4 +80,7 @@ final class FileStores: Sendable {
 
   /// The slots kept, live or not yet forgotten: for tests.
   var slots: Int { stores.withLock { $0.count } }
+
+  /// The live stores' states: for tests that hold them weakly, to check they go with them.
+  var states: [AnyObject] { stores.withLock { $0.values.compactMap { $0.store?.stateObject } } }
 }

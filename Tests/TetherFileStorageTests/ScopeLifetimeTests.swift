@@ -11,7 +11,8 @@ import TetherWatcher
   /// process (about 9 KB each, the registry, the stores and their writers), its stores holding
   /// the scope that held them; each test has a scope, so each leaked its own. A finished scope
   /// goes, with its stores, its file's watch and its entries among the pending writes, and its
-  /// pending write is on disk.
+  /// pending write is on disk. A store's state then stayed for the rest of its throttle window,
+  /// kept by the writer's timer.
   @Test func aFinishedScopeGoesWithItsStoresItsWatchAndItsPendingWrites() async throws {
     var remains: [ScopeRemains] = []
     for _ in 0..<Soak.size(ci: 300, soak: 1_000) {
@@ -26,6 +27,7 @@ import TetherWatcher
             $count.withLock { $0 += 1 }
             return ScopeRemains(
               scope: TetherScope.current, stores: FileStorageProbe.scopeStores,
+              state: try #require(FileStorageProbe.storeStates.first),
               path: try registeredFileKey("count").url.path)
           })
         #expect(text(url) == "2", "the write pending as the scope ended is flushed")
@@ -35,6 +37,7 @@ import TetherWatcher
     await expectEventually(timeout: .seconds(30)) { remains.allSatisfy(\.isGone) }
     #expect(remains.count { $0.scope != nil } == 0, "scopes kept")
     #expect(remains.count { $0.stores != nil } == 0, "stores kept")
+    #expect(remains.count { $0.state != nil } == 0, "stores' states kept")
     #expect(remains.count { $0.pendingWrites > 0 } == 0, "pending writes kept registered")
     #expect(remains.count { $0.isWatched } == 0, "files still watched")
   }
@@ -45,17 +48,21 @@ import TetherWatcher
 struct ScopeRemains {
   weak var scope: TetherScope?
   weak var stores: AnyObject?
+  weak var state: AnyObject?
   let id: TetherScope.ID
   let path: String
 
-  init(scope: TetherScope, stores: AnyObject, path: String) {
+  init(scope: TetherScope, stores: AnyObject, state: AnyObject, path: String) {
     self.scope = scope
     self.stores = stores
+    self.state = state
     self.id = scope.id
     self.path = path
   }
 
   var pendingWrites: Int { PendingWritesRegistry.registered(in: id) }
   var isWatched: Bool { FileWatcher.shared.isWatching(path) }
-  var isGone: Bool { scope == nil && stores == nil && pendingWrites == 0 && !isWatched }
+  var isGone: Bool {
+    scope == nil && stores == nil && state == nil && pendingWrites == 0 && !isWatched
+  }
 }
