@@ -56,4 +56,7 @@ final class DefaultsFiles: Sendable {
 
   /// The engines kept, live or not yet forgotten: for tests.
   var count: Int { files.withLock { $0.count } }
+
+  /// The live engines' states: for tests that hold them weakly, to check they go with them.
+  var states: [AnyObject] { files.withLock { $0.values.compactMap { $0.file?.stateObject } } }
 }
