@@ -133,7 +133,8 @@ let package = Package(
     .testTarget(
       name: "TetherDefaultsTests",
       dependencies: [
-        "TetherDefaults", "TetherTesting", "tether-test-helper", "TetherTestHelperSupport",
+        "TetherDefaults", "TetherWatcher", "TetherTesting", "tether-test-helper",
+        "TetherTestHelperSupport",
       ],
       swiftSettings: swiftSettings
     ),

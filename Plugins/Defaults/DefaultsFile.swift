@@ -53,6 +53,8 @@ package final class DefaultsFile: PendingWrites, Sendable {
   let registrationPath: String?
   let throttle: Duration
   private let state: LockedState<State>
+  /// The state, as an object: for tests that check it goes with the file (see ``DefaultsFiles``).
+  var stateObject: AnyObject { state }
   /// Taken by whatever changes what this process knows the file holds — a write, a delivery, a
   /// load — so that each applies a read no older than those applied before it. Recursive: a
   /// holder told of a change may make a key of the file, which loads.
@@ -65,10 +67,11 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   /// The scope's files, told when this one goes.
   private let files: DefaultsFiles
-  private let scope: TetherScope
+  /// Whose flush writes this file. Its id only: the scope keeps its keys, and so this file.
+  private let scope: TetherScope.ID
 
   init(
-    path: String, registration: String?, throttle: Duration, scope: TetherScope,
+    path: String, registration: String?, throttle: Duration, scope: TetherScope.ID,
     files: DefaultsFiles
   ) {
     self.files = files
@@ -172,8 +175,13 @@ package final class DefaultsFile: PendingWrites, Sendable {
       let base = state.given(literal, to: name)
       if let made = state.inlineWaiters[name] { return (made.waiter, base) }
       let group = InlineGroup()
-      let waiter = WriteWaiter(group: ObjectIdentifier(group), part: name) { result in
-        let holders = shared.withLock { $0.subscribers[name].map { Array($0.values) } ?? [] }
+      // The state weakly: it keeps this waiter, which would otherwise keep it, and the file's
+      // parsed lines, holders and writes with it, after the file has gone. The writer keeps the
+      // state while it has a change to report, and with no state there is no holder to tell.
+      let waiter = WriteWaiter(group: ObjectIdentifier(group), part: name) {
+        [weak shared] result in
+        let holders =
+          shared?.withLock { $0.subscribers[name].map { Array($0.values) } ?? [] } ?? []
         for holder in holders { holder.saved(result) }
       }
       state.inlineWaiters[name] = (group, waiter)

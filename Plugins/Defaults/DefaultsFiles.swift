@@ -11,16 +11,18 @@ final class DefaultsFiles: Sendable {
   }
 
   private let files = Mutex<[String: Entry]>([:])
-  private let scope: TetherScope
+  /// Whose files these are. The id, not the scope: the scope keeps these files (as a local, and
+  /// through its registry's keys), so keeping it here would keep both for good.
+  private let scope: TetherScope.ID
 
-  init(scope: TetherScope) {
+  init(scope: TetherScope.ID) {
     self.scope = scope
   }
 
   /// The current scope's files, made at its first defaults key.
   static var current: DefaultsFiles {
     let scope = TetherScope.current
-    return scope.local(DefaultsFiles.self) { DefaultsFiles(scope: scope) }
+    return scope.local(DefaultsFiles.self) { DefaultsFiles(scope: scope.id) }
   }
 
   func file(for store: DefaultsStore, throttle: Duration) -> DefaultsFile {
@@ -54,4 +56,7 @@ final class DefaultsFiles: Sendable {
 
   /// The engines kept, live or not yet forgotten: for tests.
   var count: Int { files.withLock { $0.count } }
+
+  /// The live engines' states: for tests that hold them weakly, to check they go with them.
+  var states: [AnyObject] { files.withLock { $0.values.compactMap { $0.file?.stateObject } } }
 }

@@ -24,7 +24,10 @@ final class FileStore: PendingWrites, Sendable {
   let settings: FileStorageSettings
 
   private let state = FileStoreLock()
-  private let scope: TetherScope
+  /// The state, as an object: for tests that check it goes with the store (see ``FileStores``).
+  var stateObject: AnyObject { state }
+  /// Whose flush writes this store. Its id only: the scope keeps its keys, and so this store.
+  private let scope: TetherScope.ID
   /// The scope's stores, told when this one goes.
   private let stores: FileStores
   /// The value type of its keys, which with the path names its slot in `stores`.
@@ -76,7 +79,7 @@ final class FileStore: PendingWrites, Sendable {
 
   /// A store of the file at `path` (resolved), in `folder` (its parent), one of `stores`.
   init(
-    path: HashedPath, in folder: HashedPath, settings: FileStorageSettings, scope: TetherScope,
+    path: HashedPath, in folder: HashedPath, settings: FileStorageSettings, scope: TetherScope.ID,
     stores: FileStores, valueType: ObjectIdentifier
   ) {
     self.key = path

@@ -28,16 +28,18 @@ final class FileStores: Sendable {
   }
 
   private let stores = Mutex<[Slot: Entry]>([:])
-  private let scope: TetherScope
+  /// Whose stores these are. The id, not the scope: the scope keeps these stores (as a local,
+  /// and through its registry's keys), so keeping it here would keep both for good.
+  private let scope: TetherScope.ID
 
-  init(scope: TetherScope) {
+  init(scope: TetherScope.ID) {
     self.scope = scope
   }
 
   /// The current scope's stores, made at its first file key.
   static var current: FileStores {
     let scope = TetherScope.current
-    return scope.local(FileStores.self) { FileStores(scope: scope) }
+    return scope.local(FileStores.self) { FileStores(scope: scope.id) }
   }
 
   func store<Value: Sendable>(
@@ -78,4 +80,7 @@ final class FileStores: Sendable {
 
   /// The slots kept, live or not yet forgotten: for tests.
   var slots: Int { stores.withLock { $0.count } }
+
+  /// The live stores' states: for tests that hold them weakly, to check they go with them.
+  var states: [AnyObject] { stores.withLock { $0.values.compactMap { $0.store?.stateObject } } }
 }

@@ -67,7 +67,7 @@ public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
 
 extension InMemoryKey: ScopeBoundKey {
   /// The scope the value lives in.
-  @usableFromInline package var scopeID: UInt64 { cell.scopeID }
+  @usableFromInline package var scopeID: TetherScope.ID { cell.scopeID }
 
   /// The value of the same name in `scope`: a holder in another scope than the key's uses its
   /// own scope's value.

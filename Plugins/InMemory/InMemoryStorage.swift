@@ -10,9 +10,9 @@ final class InMemoryStorage: Sendable {
 
   private let cells = Mutex<[Slot: Cell]>([:])
   /// The ``TetherScope/id`` of the scope these values belong to.
-  let scopeID: UInt64
+  let scopeID: TetherScope.ID
 
-  init(scopeID: UInt64) {
+  init(scopeID: TetherScope.ID) {
     self.scopeID = scopeID
   }
 
@@ -37,9 +37,9 @@ final class InMemoryStorage: Sendable {
 
     private let content = Mutex<Content>(.empty)
     /// The scope of the storage the cell is in: a key holds only its cell and its name.
-    let scopeID: UInt64
+    let scopeID: TetherScope.ID
 
-    init(scopeID: UInt64) {
+    init(scopeID: TetherScope.ID) {
       self.scopeID = scopeID
     }
 

@@ -1,3 +1,5 @@
+import TetherFiles
+
 /// Hooks for tests and benchmarks.
 extension FileWatcher {
   /// Calls `tap` on the watcher thread with the path of each raw event for a watched file,
@@ -42,6 +44,13 @@ extension FileWatcher {
   /// (`nil` before the thread has an instance): for tests that check none is left behind.
   package var kernelWatchCount: Int? {
     statistics.descriptor.flatMap(Inotify.liveWatches(descriptor:)).map(\.count)
+  }
+
+  /// Whether any subscriber watches the file at `path` (made absolute and standardized): for
+  /// tests that check a store's watch went with it.
+  package func isWatching(_ path: String) -> Bool {
+    let key = HashedPath(LexicalPath.normalized(path))
+    return state.withLock { $0.files.contains(key) }
   }
 
   /// Lets a paused watcher thread go on.

@@ -36,6 +36,26 @@ final class WriterLog: Sendable {
 @Suite struct ThrottledWriterTests {
   final class Target: Sendable {}
 
+  /// Issue 35: the timer of a trailing write kept its writer to the window's end, and with it
+  /// what the writer's closures hold (a file store's state, a defaults file's), long after a
+  /// `withBootstrap` scope that wrote and flushed had ended. Released with nothing pending, a
+  /// writer goes; its timer then does nothing.
+  @Test func aWriterReleasedWithNothingPendingGoesBeforeItsWindowEnds() async {
+    let log = WriterLog()
+    weak var released: ThrottledWriter<Int>?
+    do {
+      let writer = log.writer()
+      writer.submit(0, immediately: false, waiter: log.waiter("leading"))
+      // Within the window: a timer for the trailing write, a minute away.
+      writer.submit(1, immediately: false, waiter: log.waiter("trailing"))
+      writer.flushNow()
+      released = writer
+    }
+    // The leading write's block may still be let go by its queue's thread.
+    await expectEventually(timeout: .seconds(30)) { released == nil }
+    #expect(log.written == [0, 1])
+  }
+
   @Test func aBurstOfOneGroupKeepsOnlyItsNewestWaiterUntilTheWrite() {
     let log = WriterLog()
     let writer = log.writer()

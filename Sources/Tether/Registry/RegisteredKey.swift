@@ -78,7 +78,7 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, ScopeBoundKey, CustomSt
   private static func erase(_ key: some SharedKey<Value>) -> AnyHashable { AnyHashable(key.id) }
 
   /// The scope whose config the name resolves through.
-  @usableFromInline package var scopeID: UInt64 { resolution.scope.id }
+  @usableFromInline package var scopeID: TetherScope.ID { resolution.scope.id }
 
   /// The same name, resolved through `scope`'s config: a holder in another scope than the
   /// key's uses its own scope's mapping.

@@ -19,10 +19,25 @@ package final class TetherScope: Sendable {
   /// The live references of this scope.
   @usableFromInline package let references = LiveReferences()
 
-  /// Which scope this is: unique in the process, never reused (an object's address is).
-  @usableFromInline package let id: UInt64 = TetherScope.made.add(1, ordering: .relaxed).newValue
+  /// Names this scope for as long as the process runs, unlike its address, which a later scope
+  /// may be given once this one has gone.
+  @usableFromInline package let id = ID()
 
-  private static let made = Atomic<UInt64>(0)
+  /// A scope's name: what a plugin's store keeps to say whose flush writes it, so that the store
+  /// need not keep the scope (a scope holds its stores through its registry's keys and its
+  /// locals, and a store holding it back would keep them all for the life of the process).
+  @usableFromInline
+  package struct ID: Hashable, Sendable, CustomStringConvertible {
+    private static let next = Atomic<UInt64>(0)
+    private let value: UInt64
+
+    fileprivate init() {
+      value = Self.next.wrappingAdd(1, ordering: .relaxed).oldValue
+    }
+
+    /// `scope 12`, for logs and test failures.
+    @usableFromInline package var description: String { "scope \(value)" }
+  }
 
   private let locals = Mutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
   private let installed: LockedState<StrategyRegistry?>
@@ -59,6 +74,9 @@ package final class TetherScope: Sendable {
   }
 
   /// A plugin's per-scope state of type `T`, made by `make` on first use.
+  ///
+  /// Kept as long as the scope is: `T` must not keep the scope (its ``id`` says whose it is),
+  /// or neither ever goes.
   package func local<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T {
     locals.withLock { locals in
       // Each entry is stored under its own type, so it is a `T`: no dynamic cast (one was a
@@ -100,7 +118,7 @@ package final class TetherScope: Sendable {
 @usableFromInline
 package protocol ScopeBoundKey {
   /// The ``TetherScope/id`` of the scope the key was made in.
-  var scopeID: UInt64 { get }
+  var scopeID: TetherScope.ID { get }
   /// The same key, made in `scope`.
   func rebound(to scope: TetherScope) -> Self
 }

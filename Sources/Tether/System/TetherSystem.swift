@@ -30,7 +30,9 @@ public enum TetherSystem {
   /// it runs: keys resolve through `configuration`, and in-memory values and live references
   /// belong to this scope alone. When `operation` ends (returning or throwing), the scope's
   /// pending throttled writes are flushed, as a process's are at exit, so nothing the scope
-  /// wrote lands after it — in a temporary folder a test has already removed, say.
+  /// wrote lands after it — in a temporary folder a test has already removed, say. The scope
+  /// then goes, with what its plugins keep for it (stores, watches), once no holder made in it
+  /// is left.
   ///
   /// ```swift
   /// @Test func counts() async throws {

@@ -16,17 +16,20 @@ package protocol PendingWrites: AnyObject, Sendable {
 package enum PendingWritesRegistry {
   private struct Entry {
     weak var writes: (any PendingWrites)?
-    let scope: ObjectIdentifier
+    let scope: TetherScope.ID
   }
 
   private static let entries = LockedState<[ObjectIdentifier: Entry]>([:])
   private static let exitFlush: Void = { atexit { PendingWritesRegistry.flushAll() } }()
 
-  /// Includes `writes`, which belongs to `scope`, in flushes until it is released.
-  package static func register(_ writes: any PendingWrites, scope: TetherScope) {
+  /// Includes `writes`, which belongs to the scope `scope`, in flushes until it is released.
+  ///
+  /// The scope is named by its id, not held: an owner may outlive its scope (a holder kept past
+  /// a `withBootstrap`), and its writes are then still flushed at exit.
+  package static func register(_ writes: any PendingWrites, scope: TetherScope.ID) {
     _ = exitFlush
     entries.withLock {
-      $0[ObjectIdentifier(writes)] = Entry(writes: writes, scope: ObjectIdentifier(scope))
+      $0[ObjectIdentifier(writes)] = Entry(writes: writes, scope: scope)
     }
   }
 
@@ -37,11 +40,17 @@ package enum PendingWritesRegistry {
 
   /// Flushes every registered owner (or only those of `scope`), on the calling thread.
   package static func flushAll(in scope: TetherScope? = nil) {
-    let only = scope.map(ObjectIdentifier.init)
+    let only = scope?.id
     let live = entries.withLock { entries in
       entries.values.filter { only == nil || $0.scope == only }.compactMap(\.writes)
     }
     for writes in live { writes.flushNow() }
+  }
+
+  /// How many owners of the scope `scope` are registered: none once its stores have gone and
+  /// their last writes are done. For tests that check a finished scope leaves nothing here.
+  package static func registered(in scope: TetherScope.ID) -> Int {
+    entries.withLock { entries in entries.values.count { $0.scope == scope } }
   }
 }
 
@@ -49,7 +58,7 @@ extension PendingWritesRegistry {
   /// Keeps the writes of an object going away registered until `flush` has run once, soon, on
   /// a background queue: a change no holder is left to wait for is still written, and a flush
   /// or the process's exit meanwhile writes it too.
-  package static func flushSoon(scope: TetherScope, _ flush: @escaping @Sendable () -> Void) {
+  package static func flushSoon(scope: TetherScope.ID, _ flush: @escaping @Sendable () -> Void) {
     let writes = LastWrites(flush: flush)
     register(writes, scope: scope)
     DispatchQueue.global().async {

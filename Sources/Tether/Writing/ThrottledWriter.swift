@@ -6,6 +6,9 @@ import Foundation
 /// caller's thread; a failed change stays pending for the next change or flush. An immediate
 /// write (`save()`) with nothing else writing may run on the caller's thread instead, as
 /// `UserDefaults.synchronize()` does: two thread hops cost as much as the write's system calls.
+///
+/// Its owner keeps it, not its timer: an owner that goes with a change pending hands the writer
+/// to `PendingWritesRegistry.flushSoon`, which keeps it until that change is written.
 // @unchecked: every `var` and the pending slot are only touched while holding `lock`.
 package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   /// What became of one write.
@@ -273,7 +276,13 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     timer = id
     scheduled = (id, end)
     timerBlocks += 1
+    // Weakly: a writer whose owner has gone has nothing left for its timer (a pending change
+    // went to a flush as the owner went), and the block would keep it, its queue and all its
+    // closures hold (a released scope's file state) until the window's end, a minute for a key
+    // throttled so.
     makeQueue().asyncAfter(deadline: .now() + .nanoseconds(Int(end > now ? end - now : 0))) {
+      [weak self] in
+      guard let self else { return }
       self.lock.lock()
       if self.scheduled?.id == id { self.scheduled = nil }
       guard self.timer == id, self.hasPendingChange else { return self.lock.unlock() }
