@@ -15,14 +15,10 @@ import TetherTesting
     try await isolated {
       let a = Shared(wrappedValue: 1, .inMemory("a"))
       let other = Shared(wrappedValue: 2, .inMemory("other"))
-      let fired = Mutex(0)
-      withObservationTracking {
-        _ = a.wrappedValue
-      } onChange: {
-        fired.withLock { $0 += 1 }
+      let fired = try await onChanges(reading: { _ = a.wrappedValue }) {
+        a.projectedValue = other
       }
-      a.projectedValue = other
-      #expect(fired.withLock { $0 } == 1)
+      #expect(fired == 1)
       #expect(a.wrappedValue == 2)
     }
   }
@@ -35,14 +31,10 @@ import TetherTesting
     try await isolated {
       let seven = Shared(wrappedValue: 7, .inMemory("seven"))
       let a = Shared(wrappedValue: 1, .inMemory("a"))
-      let fired = Mutex(0)
-      withObservationTracking {
-        _ = a.wrappedValue
-      } onChange: {
-        fired.withLock { $0 += 1 }
+      let fired = try await onChanges(reading: { _ = a.wrappedValue }) {
+        try await a.load(.inMemory("seven"))
       }
-      try await a.load(.inMemory("seven"))
-      #expect(fired.withLock { $0 } == 1)
+      #expect(fired == 1)
       #expect(a.wrappedValue == 7)
       withExtendedLifetime(seven) {}
     }
@@ -56,15 +48,23 @@ import TetherTesting
     try await isolated {
       let a = SharedReader(wrappedValue: 1, .inMemory("a"))
       let other = Shared(wrappedValue: 2, .inMemory("other"))
-      let fired = Mutex(0)
-      withObservationTracking {
-        _ = a.wrappedValue
-      } onChange: {
-        fired.withLock { $0 += 1 }
+      let fired = try await onChanges(reading: { _ = a.wrappedValue }) {
+        a.projectedValue = SharedReader(other)
       }
-      a.projectedValue = SharedReader(other)
-      #expect(fired.withLock { $0 } == 1)
+      #expect(fired == 1)
       #expect(a.wrappedValue == 2)
     }
+  }
+
+  /// How many times the `onChange` of a tracking of `read` fires during `change`.
+  private static func onChanges(
+    reading read: () -> Void, during change: () async throws -> Void
+  ) async throws -> Int {
+    let fired = Mutex(0)
+    withObservationTracking(read) {
+      fired.withLock { $0 += 1 }
+    }
+    try await change()
+    return fired.withLock { $0 }
   }
 }
