@@ -16,18 +16,12 @@ extension DefaultsFile {
   static func write(
     _ changes: Changes, to path: String, state: LockedState<State>, view: NSRecursiveLock
   ) -> ThrottledWriter<Changes>.Outcome {
-    let lock: Int32
+    let lock: LockFile
     do {
       lock = try lockFile(for: path)
     } catch {
       return .failed(error)
     }
-    var unlocked = false
-    func unlock() {
-      if !unlocked { close(lock) }
-      unlocked = true
-    }
-    defer { unlock() }
     view.lock()
     defer { view.unlock() }
     let watch = state.withLock { $0.watches.first }
@@ -55,7 +49,7 @@ extension DefaultsFile {
       for name in applied.conflicts { state.given[name] = nil }
       return Self.news(in: &state, except: applied.written)
     }
-    unlock()
+    _ = consume lock  // Let go before telling holders: one may write the file.
     for name in applied.conflicts.sorted() {
       conflicts.warn(
         name, "\(path): \(name) changed on disk before this process wrote it; the file's value wins"
@@ -81,62 +75,17 @@ extension DefaultsFile {
   /// what `tether set` does, through the library's own write path.
   static func set(_ name: String, literal: INIValue?, in path: String) throws {
     let lock = try lockFile(for: path)
-    defer { close(lock) }
     try apply([name: Change(literal: literal, base: .none)], to: path, watch: nil)
+    _ = consume lock
   }
 
-  /// Opens the lock file beside `path` and takes its `flock`; closing it lets go.
-  private static func lockFile(for path: String) throws -> Int32 {
-    let lock = try openLock(for: path)
+  /// Takes the lock of the file at `path` (see `LockFile`), its refusal said as a
+  /// `TetherError`; the lock is let go when the value goes.
+  static func lockFile(for path: String) throws -> LockFile {
     do {
-      try systemCall("flock", path: path) { flock(lock, LOCK_EX) }
-    } catch {
-      close(lock)
-      throw error
-    }
-    return lock
-  }
-
-  /// Opens (creating it, and its folder, when missing) the lock file beside `path`. Read-only:
-  /// closing a file opened for writing is an event for every watcher of the folder. Never
-  /// through a link: a planted `.NAME.lock` link would have the lock create any file it names.
-  /// Never blocking: a FIFO there would have `open` wait for a writer; anything but a regular
-  /// file is refused, naming it.
-  private static func openLock(for path: String) throws -> Int32 {
-    let lockPath = DefaultsName.lockPath(for: path)
-    let lock = try openLockFile(lockPath, folder: LexicalPath.parent(of: path))
-    let type: FileType
-    do {
-      type = try FileType.ofOpenFile(lock, path: lockPath)
-    } catch {
-      close(lock)
-      throw error
-    }
-    guard type == .regular else {
-      close(lock)
-      throw TetherError.unusableFile(
-        lockPath, reason: "it is \(type), not a regular file; remove it")
-    }
-    return lock
-  }
-
-  private static func openLockFile(_ lockPath: String, folder: String) throws -> Int32 {
-    func openLock() throws(SystemError) -> Int32 {
-      try systemCall("open", path: lockPath) {
-        open(lockPath, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)
-      }
-    }
-    do {
-      return try openLock()
-    } catch  where error.code == ELOOP {
-      throw TetherError.unusableFile(
-        lockPath,
-        reason: "the lock file is a symbolic link, which Tether does not follow; remove it")
-    } catch  where [ENXIO, ENODEV].contains(error.code) {
-      throw TetherError.unusableFile(lockPath, reason: "it is not a regular file; remove it")
-    } catch  where error.code == ENOENT {
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-      return try openLock()
+      return try LockFile(beside: path)
+    } catch let refused as LockFile.Refused {
+      throw TetherError.unusableFile(refused.path, reason: refused.reason)
     }
   }
 

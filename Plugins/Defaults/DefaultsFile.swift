@@ -52,14 +52,14 @@ package final class DefaultsFile: PendingWrites, Sendable {
   let path: String
   let registrationPath: String?
   let throttle: Duration
-  private let state: LockedState<State>
+  let state: LockedState<State>
   /// The state, as an object: for tests that check it goes with the file (see ``DefaultsFiles``).
   var stateObject: AnyObject { state }
   /// Taken by whatever changes what this process knows the file holds — a write, a delivery, a
   /// load — so that each applies a read no older than those applied before it. Recursive: a
   /// holder told of a change may make a key of the file, which loads.
-  private let view: NSRecursiveLock
-  private let writer: ThrottledWriter<Changes>
+  let view: NSRecursiveLock
+  let writer: ThrottledWriter<Changes>
 
   static var logger: Logger { Logger(label: "tether.defaults") }
   /// Conflicts (a key's change dropped for an edit of it), said once per key and burst.
@@ -344,7 +344,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
     }
   }
 
-  private static func found(_ name: String, in parsed: Parsed) -> Found {
+  static func found(_ name: String, in parsed: Parsed) -> Found {
     if let problem = parsed.problem(for: name) { return .unreadable(problem) }
     if let stored = parsed.entries[name] { return .value(stored.value, line: stored.line) }
     return .absent

@@ -198,6 +198,32 @@ extension DefaultsKey {
   }
 }
 
+extension DefaultsKey: TransactionalKey {
+  /// Reads, changes and writes this key's line under the file's lock (the one every write of
+  /// the file takes), leaving every other line as it is.
+  ///
+  /// The value read follows the lookup order (the user's line, the registration file's, the
+  /// default); a line that does not parse throws its error and nothing is written.
+  public func transaction(
+    context: LoadContext<Value>, update: (inout Value) throws -> Void,
+    stored: (Value) -> Void
+  ) throws {
+    _ = try coding.get()
+    try file.transaction(
+      name,
+      read: { lookup in
+        switch reading(lookup) {
+        case .value(let value): return value
+        case .absent: return nil
+        case .fellBack(_, let error): throw error
+        case .failed(let error): throw error
+        }
+      },
+      literal: { try self.literal(for: $0) },
+      context: context, update: update, stored: stored)
+  }
+}
+
 /// Identifies a defaults value: its file's resolved path and its name.
 public struct DefaultsKeyID: Hashable, Sendable {
   let path: String

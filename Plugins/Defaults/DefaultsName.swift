@@ -10,9 +10,4 @@ enum DefaultsName {
     guard let dot = name.lastIndex(of: ".") else { return ("", name) }
     return (String(name[..<dot]), String(name[name.index(after: dot)...]))
   }
-
-  static func lockPath(for path: String) -> String {
-    let folder = (path as NSString).deletingLastPathComponent
-    return folder + "/." + (path as NSString).lastPathComponent + ".lock"
-  }
 }

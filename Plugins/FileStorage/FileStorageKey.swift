@@ -143,6 +143,18 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   }
 }
 
+extension FileStorageKey: TransactionalKey {
+  /// Reads, changes and writes the file under its lock, `.NAME.lock` beside it, which every
+  /// process's transactions of the file take.
+  public func transaction(
+    context: LoadContext<Value>, update: (inout Value) throws -> Void,
+    stored: (Value) -> Void
+  ) throws {
+    try store.transaction(
+      coder: coder, context: context, description: description, update: update, stored: stored)
+  }
+}
+
 /// Identifies a file-backed value by its resolved path.
 public struct FileStorageKeyID: Hashable, Sendable {
   /// The resolved, standardized path.

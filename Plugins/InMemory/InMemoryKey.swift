@@ -65,6 +65,22 @@ public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   }
 }
 
+extension InMemoryKey: TransactionalKey {
+  /// Changes the stored value in place. Nothing else stores it: the value's own lock, which
+  /// `Shared.transaction` holds other changes back with, is the only lock there is.
+  public func transaction(
+    context: LoadContext<Value>, update: (inout Value) throws -> Void,
+    stored: (Value) -> Void
+  ) throws {
+    guard var value = cell.value(as: Value.self) ?? context.initialValue else {
+      throw TetherError.noValue(key: description)
+    }
+    try update(&value)
+    cell.store(value)
+    stored(value)
+  }
+}
+
 extension InMemoryKey: ScopeBoundKey {
   /// The scope the value lives in.
   @usableFromInline package var scopeID: TetherScope.ID { cell.scopeID }

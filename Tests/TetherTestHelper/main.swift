@@ -56,6 +56,8 @@ extension Helper {
       defaultsMany(file: file, prefix: prefix, count: count, go: go)
     case .defaultsCount(let file, let key, let count, let throttle, let go):
       defaultsCount(file: file, key: key, count: count, throttle: throttle, go: go)
+    case .transact(let store, let file, let key, let count, let mixed, let tag, let go):
+      transact(store: store, file: file, key: key, count: count, mixed: mixed, tag: tag, go: go)
     case .shortRecordAtPageEnd: shortRecordAtPageEnd()
     }
   }

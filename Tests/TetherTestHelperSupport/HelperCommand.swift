@@ -154,6 +154,16 @@ public enum HelperCommand: Codable, Sendable, Equatable {
 
   // MARK: Listing folders
 
+  /// `count` × `transaction { $0 += 1 }` of the counter `key`, stored in `file` by `store`,
+  /// once `go` exists (the helper makes `go`.`tag`.ready first); a `count` of 0 goes on until
+  /// killed. Prints `acked N` as each transaction returns (N: the value it wrote). With `mixed`,
+  /// each round also does `withLock { $0 += 1 }` and `save()` of the process's own defaults key
+  /// `mixed` in the same file. Reports the transactions and saves that threw
+  /// (``HelperReport/saveFailures``) and the value `mixed` ends with (``HelperReport/seen``).
+  case transact(
+    store: TransactionStore, file: String, key: String, count: Int, mixed: String? = nil,
+    tag: String, go: String)
+
   /// Lists a `dirent` record named `a` that ends where an inaccessible page begins, as the last
   /// record of `readdir`'s buffer can; reading more than the record is a segmentation fault.
   /// Reports the names seen (``HelperReport/names``).
@@ -172,6 +182,14 @@ public enum HelperCommand: Codable, Sendable, Equatable {
     }
     self = try JSONDecoder().decode(HelperCommand.self, from: Data(argument.utf8))
   }
+}
+
+/// Where a ``HelperCommand/transact(store:file:key:count:mixed:tag:go:)`` counter is stored.
+public enum TransactionStore: String, Codable, Sendable {
+  /// A JSON file of its own (`.fileStorage`).
+  case file
+  /// A line of a defaults file (a registered key mapped to `defaults`).
+  case defaults
 }
 
 /// How a folder changes just before the watcher thread watches its nearest existing ancestor,

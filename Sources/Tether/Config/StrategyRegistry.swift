@@ -222,6 +222,11 @@ package final class StrategyRegistry: Sendable {
     return published
   }
 
+  /// The kind of the strategy `name` is mapped to.
+  func strategyKind(of name: String) -> String? {
+    mapping.rule(for: name).flatMap { instances[$0.strategy]?.kind }
+  }
+
   private func resolve<Value: Sendable>(
     _ name: String, as type: Value.Type
   ) throws(TetherError) -> any SharedKey<Value> {

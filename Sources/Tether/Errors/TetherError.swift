@@ -41,6 +41,9 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
   case unusableFile(String, reason: String)
   /// Writing the key's value failed; `reason` is the failure, naming the file.
   case notSaved(key: String, reason: String)
+  /// `Shared.transaction` was called on a key whose strategy `kind` cannot read, change and
+  /// write it under a cross-process lock (it does not conform to `TransactionalKey`).
+  case notTransactional(key: String, kind: String)
 
   /// The message, prefixed with `file:line` when the error has a location.
   public var description: String {
@@ -73,6 +76,9 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
       return "\(path): \(reason)"
     case .notSaved(let key, let reason):
       return "key \"\(key)\" was not saved: \(reason)"
+    case .notTransactional(let key, let kind):
+      return "key \"\(key)\": strategy \"\(kind)\" cannot run a transaction (it has no "
+        + "cross-process lock); use withLock, whose last writer wins across processes"
     }
   }
 
@@ -81,7 +87,7 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     switch self {
     case .notBootstrapped(let key), .unmappedKey(let key, _), .unsupportedType(_, let key, _),
       .invalidValue(let key, _, _), .noValue(let key), .invalidKeyName(let key, _),
-      .notSaved(let key, _), .conflict(let key, _):
+      .notSaved(let key, _), .conflict(let key, _), .notTransactional(let key, _):
       return key
     case .alreadyBootstrapped, .invalidConfiguration, .invalidOption, .unusableFile:
       return nil

@@ -27,6 +27,10 @@ final class KeyPathReference<Root: Sendable, Member: Sendable>: MutableReference
     try base.withLock { root in try body(&root[keyPath: keyPath]) }
   }
 
+  func transaction<R>(_ body: (inout Member) throws -> R) async throws -> R {
+    try await base.transaction { root in try body(&root[keyPath: keyPath]) }
+  }
+
   func observe(_ observer: @escaping @Sendable (Member) -> Void) -> SharedSubscription {
     base.observe { [keyPath] root in observer(root[keyPath: keyPath]) }
   }

@@ -23,4 +23,7 @@ protocol MutableReference<Value>: Reference {
   var saveError: (any Error)? { get }
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R
   func save() async throws
+  /// Reads the latest stored value, runs `body` on it and writes the result, under the store's
+  /// cross-process lock (see ``Shared/transaction(_:)``).
+  func transaction<R>(_ body: (inout Value) throws -> R) async throws -> R
 }

@@ -13,8 +13,9 @@ public import Synchronization
 /// works on a copy that is committed when it returns. What readers see is written holding both
 /// locks, so code holding `lock` reads it without `readLock`.
 ///
-/// This file holds the hot path, a read and a change; loading, saving and observers are in
-/// `StoredReference+Loading.swift`, `+Saving.swift` and `+Observers.swift`.
+/// This file holds the hot path, a read and a change; loading, saving, transactions and
+/// observers are in `StoredReference+Loading.swift`, `+Saving.swift`, `+Transaction.swift` and
+/// `+Observers.swift`.
 @usableFromInline
 final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget,
   @unchecked Sendable
@@ -60,6 +61,9 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   /// Whether a change of this value is being made on the thread holding `lock` (a `withLock`
   /// body, or a commit telling Observation): another one made then would be lost.
   @usableFromInline @exclusivity(unchecked) var changing = false
+  /// The thread running a transaction of this value, 0 when none runs: set and cleared holding
+  /// `lock`, so a `withLock` that holds `lock` reads it exactly; read without it only to wait.
+  @usableFromInline let transaction = Atomic<UInt>(0)
   var lastLoadError: (any Error)?
   var lastSaveError: (any Error)?
   @usableFromInline var subscription: SharedSubscription?
@@ -169,16 +173,29 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   // Inlined, so the copy and the body are specialized for the holder's value type.
   @inlinable
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    return try lock.withLock {
-      // Only this thread can be changing the value while it holds `lock`.
-      if changing { reportChangeInsideChange() }
-      let outer = changing
-      changing = true
-      defer { changing = outer }
-      var copy = value
-      let result = try body(&copy)
-      mutated(to: copy)
-      return result
+    while true {
+      var admitted = true
+      let result = try lock.withLock { () throws -> R? in
+        // A transaction of this value running on another thread holds changes back until it
+        // has written (see ``beginTransaction()``).
+        let transacting = transaction.load(ordering: .relaxed)
+        if transacting != 0, transacting != RecursiveLock.currentThread() {
+          admitted = false
+          return nil
+        }
+        // Only this thread can be changing the value while it holds `lock`.
+        if changing { reportChangeInsideChange() }
+        let outer = changing
+        changing = true
+        defer { changing = outer }
+        var copy = value
+        let result = try body(&copy)
+        mutated(to: copy)
+        return result
+      }
+      // `R?` wraps `R` even when `R` is itself optional: admitted, this is the body's result.
+      if admitted { return result! }
+      waitForTransaction()
     }
   }
 

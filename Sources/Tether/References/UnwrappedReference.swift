@@ -33,6 +33,18 @@ final class UnwrappedReference<Wrapped: Sendable>: MutableReference {
     }
   }
 
+  /// A transaction of the parent: one that finds `nil` stored has nothing to unwrap, and
+  /// throws `TetherError.noValue` without writing.
+  func transaction<R>(_ body: (inout Wrapped) throws -> R) async throws -> R {
+    try await base.transaction { optional in
+      guard var value = optional else { throw TetherError.noValue(key: base.description) }
+      let result = try body(&value)
+      lastValue.withLock { [value] in $0 = value }
+      optional = value
+      return result
+    }
+  }
+
   func observe(_ observer: @escaping @Sendable (Wrapped) -> Void) -> SharedSubscription {
     base.observe { [self] optional in observer(self.remember(optional)) }
   }

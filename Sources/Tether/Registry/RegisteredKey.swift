@@ -22,7 +22,9 @@ extension SharedReaderKey {
 /// `.fileStorage(url)`, …) share one reference. A name the config does not map, or a key used
 /// before `TetherSystem.bootstrap`, keeps its default and sets `loadError`
 /// (`TetherError.unmappedKey`, `.notBootstrapped`); it is never silently kept in memory.
-public struct RegisteredKey<Value: Sendable>: SharedKey, ScopeBoundKey, CustomStringConvertible {
+public struct RegisteredKey<Value: Sendable>: TransactionalKey, ScopeBoundKey,
+  CustomStringConvertible
+{
   /// The name `[keys]` maps.
   public let name: String
   private let resolution: Resolution
@@ -73,6 +75,21 @@ public struct RegisteredKey<Value: Sendable>: SharedKey, ScopeBoundKey, CustomSt
     case .success(let key): key.save(value, context: context, continuation: continuation)
     case .failure(let error): continuation.resume(throwing: error)
     }
+  }
+
+  /// Runs the transaction through the resolved key; throws
+  /// ``TetherError/notTransactional(key:kind:)`` when its strategy cannot run one, or why the
+  /// name could not be resolved.
+  public func transaction(
+    context: LoadContext<Value>, update: (inout Value) throws -> Void,
+    stored: (Value) -> Void
+  ) throws {
+    let key = try resolution.key.get()
+    guard let transactional = key as? any TransactionalKey<Value> else {
+      throw TetherError.notTransactional(
+        key: name, kind: resolution.scope.strategyKind(of: name) ?? "\(type(of: key))")
+    }
+    try transactional.transaction(context: context, update: update, stored: stored)
   }
 
   private static func erase(_ key: some SharedKey<Value>) -> AnyHashable { AnyHashable(key.id) }

@@ -179,6 +179,38 @@ public struct Shared<Value: Sendable>: Sendable {
     try await box.reference.save()
   }
 
+  /// Reads the latest stored value, runs `body` on it and writes the result, with no other
+  /// process changing the value in between: the read-modify-write for a value several processes
+  /// update.
+  ///
+  /// ```swift
+  /// @Shared(.defaults("launches")) var launches = 0
+  /// let launch = try await $launches.transaction { $0 += 1; return $0 }
+  /// ```
+  ///
+  /// `withLock` is atomic within this process, but across processes the last writer wins: two
+  /// processes that each `withLock { $0 += 1 }` can lose a count. A transaction holds the
+  /// store's cross-process lock (a sibling `.NAME.lock` file for file and defaults keys) while
+  /// it writes this process's pending change of the key, reads what is stored now (not the
+  /// value held here), runs `body` and writes the result. When it returns, the value is stored
+  /// and every holder in this process shows it; holders in other processes see it as they see
+  /// any change of the store.
+  ///
+  /// - If `body` throws, nothing is written and the error is rethrown. A stored value that
+  ///   cannot be decoded throws its decoding error, and nothing is written.
+  /// - `body` may run more than once when something that does not take the lock (an editor)
+  ///   changes the store between the read and the write: only its last run is written.
+  /// - This process's other changes of the value (`withLock` on other threads) wait until the
+  ///   transaction has written; reads never wait. The calling thread may block while another
+  ///   process holds the lock.
+  /// - Keys opt in with ``TransactionalKey``: memory, file and defaults keys do, a registered key
+  ///   forwards to the key it resolves to, and any other throws
+  ///   ``TetherError/notTransactional(key:kind:)``.
+  @discardableResult
+  public func transaction<R>(_ body: (inout Value) throws -> R) async throws -> R {
+    try await box.reference.transaction(body)
+  }
+
   /// Whether the key is still loading the value.
   public var isLoading: Bool { box.reference.isLoading }
 

@@ -73,6 +73,12 @@ package final class TetherScope: Sendable {
     return .failure(.notBootstrapped(key: name))
   }
 
+  /// The kind of the strategy that stores the registered name `name` in this scope (`nil`
+  /// before bootstrap, or when no mapping names it).
+  package func strategyKind(of name: String) -> String? {
+    registry?.strategyKind(of: name)
+  }
+
   /// A plugin's per-scope state of type `T`, made by `make` on first use.
   ///
   /// Kept as long as the scope is: `T` must not keep the scope (its ``id`` says whose it is),

@@ -37,6 +37,9 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   private let pendingChange = UnsafeMutablePointer<Change>.allocate(capacity: 1)
   @exclusivity(unchecked) private var hasPendingChange = false
   @exclusivity(unchecked) private var waiters: [WriteWaiter] = []
+  /// Changes taken to be written, oldest first, with their waiters: whoever holds `writing`
+  /// writes the first (a queued block, an immediate save on its caller's thread, a drain).
+  @exclusivity(unchecked) private var queuedChanges: [(Change, [WriteWaiter])] = []
   /// Where each group's waiter is in `waiters`.
   @exclusivity(unchecked) private var groupIndex: [ObjectIdentifier: Int] = [:]
   @exclusivity(unchecked) private var windowStart: UInt64?
@@ -117,14 +120,14 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     if !immediately { windowStart = now }
     // Taken before `lock` is let go, so no write taken later can run first.
     let inline = immediately && onCaller != nil && queued == 0 && writing.try()
-    let (due, dueWaiters) = takePending()
+    enqueuePending()
     let queue = makeQueue()
     lock.unlock()
     if inline {
-      if onCaller!({ self.write(due, dueWaiters, holdingWriting: true) }) { return }
+      if onCaller!({ self.writeNext(holdingWriting: true) }) { return }
       writing.unlock()
     }
-    queue.async { self.write(due, dueWaiters) }
+    queue.async { self.writeNext() }
   }
 
   /// Lets an external edit win: `transform` drops what the edit superseded from the pending
@@ -181,9 +184,9 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
       lock.lock()
       guard hasPendingChange else { return lock.unlock() }
       timer = nil
-      let (due, dueWaiters) = takePending()
+      enqueuePending()
       lock.unlock()
-      write(due, dueWaiters)
+      writeNext()
     }
     // A write that finishes takes the changes made meanwhile and queues them after the block
     // above, and an immediate write may be running on its caller's thread: wait for both.
@@ -259,6 +262,17 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     return (pendingChange.move(), waiters)
   }
 
+  /// Moves the pending change (there must be one) to the end of the changes taken to be
+  /// written.
+  private func enqueuePending() {
+    queuedChanges.append(takePending())
+  }
+
+  /// The oldest change taken and not written yet.
+  private func takeQueued() -> (Change, [WriteWaiter])? {
+    queuedChanges.isEmpty ? nil : queuedChanges.removeFirst()
+  }
+
   private func isWindowClosed(now: UInt64) -> Bool {
     guard let start = windowStart else { return true }
     return now >= start + throttle
@@ -289,22 +303,59 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
       self.timer = nil
       // The trailing write closes the window: the next change is written at once.
       self.windowStart = nil
-      let (due, dueWaiters) = self.takePending()
+      self.enqueuePending()
       self.lock.unlock()
-      self.write(due, dueWaiters)
+      self.writeNext()
     }
   }
 
   // MARK: - On the queue (or inline)
 
-  private func write(_ change: Change, _ waiting: [WriteWaiter], holdingWriting: Bool = false) {
+  /// Writes the oldest change taken and not written yet, if any is left: a drain may have
+  /// written it already.
+  private func writeNext(holdingWriting: Bool = false) {
     if !holdingWriting { writing.lock() }
+    guard let (change, waiting) = lock.withLock({ takeQueued() }) else {
+      return writing.unlock()
+    }
     let outcome = perform(change)
     writing.unlock()
+    finish(change, waiting, outcome)()
+  }
+
+  /// Writes every change taken or pending, on the calling thread, in order, before returning;
+  /// throws the first failure (that change, and any after it, stay pending). What waits for
+  /// them is told once the writes are done and no lock of the writer is held.
+  ///
+  /// A transaction drains its key's writer so that it reads this process's changes, and no
+  /// change older than its own is written after it.
+  package func drain() throws {
+    var told: [() -> Void] = []
+    defer { for tell in told { tell() } }
+    writing.lock()
+    defer { writing.unlock() }
+    while let (change, waiting) = lock.withLock({ () -> (Change, [WriteWaiter])? in
+      if hasPendingChange {
+        timer = nil
+        enqueuePending()
+      }
+      return takeQueued()
+    }) {
+      let outcome = perform(change)
+      told.append(finish(change, waiting, outcome))
+      if case .failed(let error) = outcome { throw error }
+    }
+  }
+
+  /// Records what became of a change and returns what tells its waiters: called right away by
+  /// a write, after its lock is let go by a drain.
+  private func finish(
+    _ change: Change, _ waiting: [WriteWaiter], _ outcome: Outcome
+  ) -> () -> Void {
     let now = DispatchTime.now().uptimeNanoseconds
     lock.lock()
     finishedCount += 1
-    var next: (Change, [WriteWaiter])?
+    var next = false
     switch outcome {
     case .written, .partlyWritten, .conflicted, .rejected:
       switch outcome {
@@ -315,7 +366,8 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
       if hasPendingChange, queued == 0, timer == nil {
         if isWindowClosed(now: now) {
           windowStart = now
-          next = takePending()
+          enqueuePending()
+          next = true
         } else {
           startTimerIfNeeded(now: now)
         }
@@ -334,8 +386,15 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
         hasPendingChange = true
       }
     }
-    let queue = next == nil ? nil : makeQueue()
+    let queue = next ? makeQueue() : nil
     lock.unlock()
+    return { self.tell(waiting, outcome, thenWriteOn: queue) }
+  }
+
+  /// Tells `waiting` what became of their change, then queues the next write, if one is due.
+  private func tell(
+    _ waiting: [WriteWaiter], _ outcome: Outcome, thenWriteOn queue: DispatchQueue?
+  ) {
     let result: Result<Void, any Error>
     var dropped: [String: any Error] = [:]
     switch outcome {
@@ -353,6 +412,6 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
         waiter.completion(result)
       }
     }
-    if let next, let queue { queue.async { self.write(next.0, next.1) } }
+    if let queue { queue.async { self.writeNext() } }
   }
 }

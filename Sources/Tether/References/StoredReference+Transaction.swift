@@ -1,0 +1,108 @@
+import Foundation
+
+/// Transactions: a read-modify-write of the stored value under the store's cross-process lock.
+extension StoredReference {
+  /// Runs `body` on the latest stored value through the key's ``TransactionalKey``, holding
+  /// this process's other changes of the value back until the result is written and every
+  /// holder shows it. A value with no key has no store: `body` runs as `withLock`'s would.
+  @usableFromInline
+  func transaction<R>(_ body: (inout Value) throws -> R) async throws -> R {
+    guard let keyed else { return try withLock(body) }
+    let writerKey = lock.withLock { writer?.key }
+    guard let key = writerKey as? any TransactionalKey<Value> else {
+      let key: any SharedReaderKey<Value> = writerKey ?? keyed.reader
+      throw TetherError.notTransactional(
+        key: String(describing: key), kind: Self.kind(of: key))
+    }
+    beginTransaction()
+    defer { endTransaction() }
+    var result: R?
+    var ran = false
+    try key.transaction(
+      context: .initialValue(keyed.initialValue),
+      update: { value in
+        result = try lock.withLock {
+          // A change of this value made from `body` (through another holder) would be lost.
+          let outer = changing
+          changing = true
+          defer { changing = outer }
+          return try body(&value)
+        }
+        ran = true
+      },
+      stored: { value in
+        lock.withLock {
+          commit(value)
+          // A load that started before this is older than the value written.
+          localChanges &+= 1
+        }
+        // What is stored is this value now: earlier save and load failures no longer apply.
+        saveFinished(.success(()))
+      })
+    guard ran else {
+      throw TetherError.notSaved(
+        key: String(describing: key), reason: "its transaction returned without running the change")
+    }
+    // `R?` wraps `R` even when `R` is itself optional: having run, this is the body's result.
+    return result!
+  }
+
+  /// Holds this process's changes of the value back for a transaction: waits for one running on
+  /// another thread to end, then marks this thread's as running. Marked holding `lock`, so a
+  /// `withLock` under way when it began finishes first (its change is then pending, and the
+  /// transaction writes it before reading), and one that starts later waits.
+  func beginTransaction() {
+    let me = RecursiveLock.currentThread()
+    while true {
+      let began = lock.withLock {
+        transaction.compareExchange(
+          expected: 0, desired: me, ordering: .sequentiallyConsistent
+        ).exchanged
+      }
+      if began { return }
+      waitForTransaction()
+    }
+  }
+
+  /// Lets changes of the value through again, and wakes whoever waits for them.
+  func endTransaction() {
+    lock.withLock { transaction.store(0, ordering: .sequentiallyConsistent) }
+    TransactionGate.wake()
+  }
+
+  /// Waits until no transaction of this value runs (or one runs on this thread).
+  @usableFromInline
+  func waitForTransaction() {
+    let me = RecursiveLock.currentThread()
+    TransactionGate.wait {
+      let owner = transaction.load(ordering: .sequentiallyConsistent)
+      return owner == 0 || owner == me
+    }
+  }
+
+  /// The strategy kind a key that cannot run transactions is named by in the error: its type,
+  /// without generic arguments (`JournalKey`), since a key does not know its strategy's kind.
+  private static func kind(of key: any SharedReaderKey<Value>) -> String {
+    let type = String(describing: Swift.type(of: key))
+    return String(type.prefix { $0 != "<" })
+  }
+}
+
+/// Where changes held back by transactions wait: one condition for the process, broadcast as
+/// each transaction ends; each waiter checks its own value. Waiters check an atomic and take no
+/// other lock while holding the condition's.
+enum TransactionGate {
+  private static let condition = NSCondition()
+
+  static func wait(until done: () -> Bool) {
+    condition.lock()
+    defer { condition.unlock() }
+    while !done() { condition.wait() }
+  }
+
+  static func wake() {
+    condition.lock()
+    condition.broadcast()
+    condition.unlock()
+  }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Tether
+import TetherDefaults
+import TetherFileStorage
+import TetherTestHelperSupport
+
+// Transactions from a process of their own: counting with others, and killed while counting.
+extension Helper {
+  /// `transact`: see ``HelperCommand/transact(store:file:key:count:mixed:tag:go:)``.
+  static func transact(
+    store: TransactionStore, file: String, key: String, count: Int, mixed: String?, tag: String,
+    go: String
+  ) {
+    let config = """
+      [keys]
+      * = defaults
+
+      [strategy.defaults]
+      file = \(file)
+      """
+    let done = DispatchSemaphore(value: 0)
+    Task {
+      do {
+        try await TetherSystem.withBootstrap(
+          configuration: .string(config), strategies: [DefaultsStrategy.self]
+        ) {
+          let counter =
+            switch store {
+            case .file: Shared(wrappedValue: 0, .fileStorage(URL(filePath: file)))
+            case .defaults: Shared(wrappedValue: 0, .registered(key))
+            }
+          emit(try await increment(counter, times: count, mixed: mixed, tag: tag, go: go))
+        }
+      } catch {
+        fail("bootstrap: \(error)")
+      }
+      done.signal()
+    }
+    done.wait()
+  }
+
+  private static func increment(
+    _ counter: Shared<Int>, times: Int, mixed: String?, tag: String, go: String
+  ) async throws -> HelperReport {
+    let own = mixed.map { Shared(wrappedValue: 0, .registered($0)) }
+    write("\(go).\(tag).ready", "")
+    waitFor(go)
+    var failures: [String: Int] = [:]
+    var round = 0
+    while times == 0 || round < times {
+      round += 1
+      do {
+        let wrote = try await counter.transaction { value -> Int in
+          value += 1
+          return value
+        }
+        // Unbuffered, so that a parent that kills this process has every line it printed.
+        FileHandle.standardOutput.write(Data("acked \(wrote)\n".utf8))
+      } catch {
+        failures["transaction: \(error)", default: 0] += 1
+      }
+      guard let own else { continue }
+      own.withLock { $0 += 1 }
+      do {
+        try await own.save()
+      } catch {
+        failures["save: \(error)", default: 0] += 1
+      }
+    }
+    var report = HelperReport()
+    report.saveFailures = failures
+    report.seen = own?.wrappedValue
+    return report
+  }
+}
