@@ -26,7 +26,8 @@ import TetherTesting
         written += Transactors.acknowledged(in: run.output)
       }
       #expect(text(file) == "\(processes * count)")
-      #expect(written.sorted() == Array(1...(processes * count)), "each value written once")
+      #expect(written.count == processes * count, "acknowledged transactions")
+      #expect(Set(written).count == written.count, "each value written by one transaction")
     }
   }
 
