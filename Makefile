@@ -24,7 +24,7 @@ lint:
 
 # The whole suite, then the in-process concurrency tests again in a release build, where the
 # optimiser could hide (or cause) an overlapping access or a race that a debug build catches.
-CONCURRENCY_SUITES := WithLockTests|LoadRaceTests|CrossKeyReadTests|RekeyObservationTests
+CONCURRENCY_SUITES := WithLockTests|LoadRaceTests|CrossKeyReadTests|RekeyObservationTests|TetherTests.TransactionTests
 # A failing run ends by repeating its failures, so the tail of a long log names them.
 test: test-deps lint
 	@mkdir -p .build
@@ -33,10 +33,11 @@ test: test-deps lint
 	$(SWIFT) test -c release --filter "$(CONCURRENCY_SUITES)"
 
 # The contention and race tests at full size (8 processes × 1,000 saves on one defaults file,
-# three times; editors racing the app for 30 s); `make test` runs them small. Then 1,000 file
+# three times; 8 processes × 500 transactions of one file key and of one defaults key; editors
+# racing the app for 30 s); `make test` runs them small. Then 1,000 file
 # and 1,000 defaults bootstraps under LeakSanitizer, which fails the run if anything they made
 # is left unreachable.
-SOAK_SUITES := DefaultsContentionTests|DefaultsConflictTests|InPlaceEditorTests
+SOAK_SUITES := DefaultsContentionTests|DefaultsConflictTests|InPlaceEditorTests|FileTransactionTests|DefaultsTransactionTests
 LEAK_SUITES := ScopeLifetimeTests
 # Then the in-process concurrency tests 20 times, in debug and in release builds.
 soak: test-deps asan-build

@@ -20,7 +20,9 @@ public import Tether
 /// saved value loads back after every holder is gone, that errors stick until a success, that
 /// 1,000 tasks × 10 increments sum to 10,000, that load and save resume exactly once, and, given
 /// `externalEdit`, that an edit made outside reaches holders (and Observation) and that a
-/// cancelled subscription receives nothing more. Failures are recorded at `sourceLocation`,
+/// cancelled subscription receives nothing more. A strategy whose keys are `TransactionalKey`s
+/// is checked for transactions: mixed with `withLock` they lose nothing, a throwing body
+/// writes nothing, and (given `externalEdit`) one reads what is stored, not what is held. Failures are recorded at `sourceLocation`,
 /// each naming the check.
 public enum StrategyConformance {
   /// How long each asynchronous check waits: long for a loaded machine. The suite's own tests
@@ -75,6 +77,7 @@ private struct Checks: Sendable {
     try await errors()
     try await concurrency()
     try await continuations()
+    try await transactions()
     if externalEdit != nil {
       try await externalChanges()
       try await cancellation()
@@ -302,5 +305,55 @@ private struct Checks: Sendable {
     expect(
       received.withLock { !$0.contains(2) && !$0.contains(3) },
       "cancellation: a cancelled subscription receives nothing more")
+  }
+}
+
+/// Transactions, for a strategy whose keys are `TransactionalKey`s.
+extension Checks {
+  struct Refused: Error {}
+
+  func transactions() async throws {
+    guard try directKey("transactions") is any TransactionalKey<Int> else { return }
+    let counter = Shared(wrappedValue: 0, try key("transactions"))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for task in 0..<100 {
+        group.addTask {
+          for _ in 0..<5 {
+            if task.isMultiple(of: 2) {
+              try await counter.transaction { $0 += 1 }
+            } else {
+              counter.withLock { $0 += 1 }
+            }
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    expect(
+      counter.wrappedValue == 500,
+      "transactions: 100 tasks × 5 transactions or withLock increments sum to 500, not \(counter.wrappedValue)"
+    )
+    do {
+      try await counter.transaction { value in
+        value = -1
+        throw Refused()
+      }
+      expect(false, "transactions: a throwing body's error comes back")
+    } catch is Refused {
+      expect(counter.wrappedValue == 500, "transactions: a throwing body changes nothing")
+    }
+    await TetherSystem.flush()
+    try await counter.load()
+    expect(
+      counter.wrappedValue == 500,
+      "transactions: the store holds their sum (500), not \(counter.wrappedValue)")
+    guard let externalEdit else { return }
+    try await externalEdit(name("transactions"), 40)
+    let read = try await counter.transaction { value -> Int in
+      value += 1
+      return value
+    }
+    expect(
+      read == 41, "transactions: one reads what is stored (40), not what is held; read \(read - 1)")
   }
 }
