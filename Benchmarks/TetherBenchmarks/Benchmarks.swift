@@ -8,6 +8,7 @@ let benchmarks: @Sendable () -> Void = {
   latencyBenchmarks()
   watchBenchmarks()
   saveBenchmarks()
+  transactionBenchmarks()
   defaultsBenchmarks()
   configBenchmarks()
 }

@@ -14,12 +14,27 @@ extension StoredReference {
       throw TetherError.notTransactional(
         key: String(describing: key), kind: Self.kind(of: key))
     }
+    // One transaction of the value at a time in this process, waiting without a thread; the
+    // rest runs on a thread of its own, since it may wait for another process's lock.
+    let turn = transactionTurn
+    await turn.take()
+    defer { turn.pass() }
+    return try await TransactionThread.run {
+      try runTransaction(key, initialValue: keyed.initialValue, body)
+    }
+  }
+
+  /// The transaction itself, on the calling thread, which waits while another process holds
+  /// the store's lock.
+  private func runTransaction<R>(
+    _ key: any TransactionalKey<Value>, initialValue: Value, _ body: (inout Value) throws -> R
+  ) throws -> R {
     beginTransaction()
     defer { endTransaction() }
     var result: R?
     var ran = false
     try key.transaction(
-      context: .initialValue(keyed.initialValue),
+      context: .initialValue(initialValue),
       update: { value in
         result = try lock.withLock {
           // A change of this value made from `body` (through another holder) would be lost.
@@ -47,27 +62,25 @@ extension StoredReference {
     return result!
   }
 
-  /// Holds this process's changes of the value back for a transaction: waits for one running on
-  /// another thread to end, then marks this thread's as running. Marked holding `lock`, so a
-  /// `withLock` under way when it began finishes first (its change is then pending, and the
-  /// transaction writes it before reading), and one that starts later waits.
-  func beginTransaction() {
+  /// Holds this process's changes of the value back for a transaction running on this
+  /// thread. Marked holding `lock`, so a `withLock` under way when it began finishes first (its
+  /// change is then pending, and the transaction writes it before reading), and one that starts
+  /// later waits. Only one transaction of the value runs at a time (see ``transactionTurn``).
+  private func beginTransaction() {
     let me = RecursiveLock.currentThread()
-    while true {
-      let began = lock.withLock {
-        transaction.compareExchange(
-          expected: 0, desired: me, ordering: .sequentiallyConsistent
-        ).exchanged
-      }
-      if began { return }
-      waitForTransaction()
-    }
+    lock.withLock { transaction.store(me, ordering: .sequentiallyConsistent) }
   }
 
   /// Lets changes of the value through again, and wakes whoever waits for them.
-  func endTransaction() {
+  private func endTransaction() {
     lock.withLock { transaction.store(0, ordering: .sequentiallyConsistent) }
     TransactionGate.wake()
+  }
+
+  /// The turn transactions of this value take, one at a time: made by the first.
+  var transactionTurn: TransactionTurn {
+    if let made = turnIfMade.load() { return made }
+    return turnIfMade.storeIfNil(TransactionTurn())
   }
 
   /// Waits until no transaction of this value runs (or one runs on this thread).

@@ -64,6 +64,8 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   /// The thread running a transaction of this value, 0 when none runs: set and cleared holding
   /// `lock`, so a `withLock` that holds `lock` reads it exactly; read without it only to wait.
   @usableFromInline let transaction = Atomic<UInt>(0)
+  /// Made by the first transaction of this value (see ``transactionTurn``).
+  let turnIfMade = AtomicLazyReference<TransactionTurn>()
   var lastLoadError: (any Error)?
   var lastSaveError: (any Error)?
   @usableFromInline var subscription: SharedSubscription?
