@@ -23,7 +23,7 @@ final class FileStore: PendingWrites, Sendable {
   var path: String { key.string }
   let settings: FileStorageSettings
 
-  private let state = FileStoreLock()
+  let state = FileStoreLock()
   /// The state, as an object: for tests that check it goes with the store (see ``FileStores``).
   var stateObject: AnyObject { state }
   /// Whose flush writes this store. Its id only: the scope keeps its keys, and so this store.
@@ -38,7 +38,7 @@ final class FileStore: PendingWrites, Sendable {
   /// `load()` is not inlined and costs every save two metadata lookups.
   private let writerIfMade = Atomic<Unmanaged<ThrottledWriter<PendingFileChange>>?>(nil)
 
-  private var existingWriter: ThrottledWriter<PendingFileChange>? {
+  var existingWriter: ThrottledWriter<PendingFileChange>? {
     writerIfMade.load(ordering: .acquiring)?.takeUnretainedValue()
   }
 
@@ -238,73 +238,6 @@ final class FileStore: PendingWrites, Sendable {
   /// Writes any pending change now, on the calling thread.
   func flushNow() { existingWriter?.flushNow() }
 
-  // MARK: Transactions
-
-  /// How many times a transaction reads and runs its change again when the file was replaced
-  /// by something that does not take the lock (an editor) before its write.
-  private static let transactionAttempts = 20
-
-  /// A key's transaction (see `TransactionalKey`): this process's changes of the file are
-  /// written first, then under the file's lock (`.NAME.lock`) the file is read, changed and
-  /// written back, replacing only what was read.
-  func transaction<Value>(
-    coder: FileCoder<Value>, context: LoadContext<Value>, description: String,
-    update: (inout Value) throws -> Void, stored: (Value) -> Void
-  ) throws {
-    // In order, before the transaction's write: none of them can land after it.
-    try existingWriter?.drain()
-    let lock: LockFile
-    do {
-      lock = try LockFile(beside: path)
-    } catch let refused as LockFile.Refused {
-      throw TetherError.unusableFile(refused.path, reason: refused.reason)
-    }
-    // Under the view lock, which deliveries take too: none read before this write is
-    // delivered after it, and the holders are told of it before any later change.
-    state.view.lock()
-    defer { state.view.unlock() }
-    let watch = state.withLock { $0.watch }
-    var written: Value?
-    for _ in 0..<Self.transactionAttempts {
-      let content = FileContent.read(path)
-      var value: Value
-      switch content {
-      case .data(let data) where !data.isEmpty:
-        // Undecodable bytes: the error is the caller's, and nothing replaces them.
-        value = try coder.decode(data)
-      case .missing, .data:
-        guard let initialValue = context.initialValue else {
-          throw TetherError.noValue(key: description)
-        }
-        value = initialValue
-      case .unreadable(let error):
-        throw error
-      }
-      try update(&value)
-      let data = try coder.encode(value)
-      do {
-        try watch.replacing(with: data) { _ in
-          try AtomicFile.write(
-            data, to: path, durable: settings.durability == .durable, expected: content)
-        }
-      } catch is AtomicFile.Conflict {
-        continue
-      }
-      let landed = watch?.ownWritesLanded
-      state.withLock { state in
-        state.corrupt = nil
-        if let landed { state.ownWritesLanded = landed }
-      }
-      written = value
-      break
-    }
-    _ = consume lock
-    guard let written else {
-      throw TetherError.conflict(key: description, location: path)
-    }
-    stored(written)
-  }
-
   // MARK: Watching
 
   /// Delivers the file's changes made outside this store to `deliver` until cancelled.
@@ -375,7 +308,7 @@ final class FileStore: PendingWrites, Sendable {
 /// A store's state and its lock, in one object that the writer's closures hold without the
 /// store. A `Mutex` inline: a `LockedState` is three allocations (itself, its `NSLock` and the
 /// lock's mutex), and this lock is not on a change's path.
-private final class FileStoreLock: Sendable {
+final class FileStoreLock: Sendable {
   private let mutex = Mutex(FileStoreState())
   /// Taken by a write and a delivery, so that no delivery read before a write of this process
   /// applies after it. Recursive: a holder told of a change may make a key of the file.
@@ -386,7 +319,7 @@ private final class FileStoreLock: Sendable {
   }
 }
 
-private struct FileStoreState: Sendable {
+struct FileStoreState: Sendable {
   /// Bytes that failed to decode: kept as a backup before anything replaces them.
   var corrupt: Data?
   var subscribers: [FileStoreSubscriber] = []
@@ -402,12 +335,12 @@ private struct FileStoreState: Sendable {
 }
 
 /// The file as the store last read it, and where the watcher stood before.
-private struct LastRead: Sendable {
+struct LastRead: Sendable {
   let content: FileContent
   let mark: WatchMark?
 }
 
-private struct FileStoreSubscriber: Sendable {
+struct FileStoreSubscriber: Sendable {
   let id: UInt64
   let deliver: @Sendable (FileContent) -> Void
   let saved: @Sendable (Result<Void, any Error>) -> Void
