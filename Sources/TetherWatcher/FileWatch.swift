@@ -30,15 +30,17 @@ package final class FileWatch: Sendable {
 
   /// Replaces the file with `data` through `write` as this process's own change: content equal
   /// to `data` is not an external change, and once `write` returns the watcher knows the file
-  /// holds `data`. `write` is handed what the watcher knew the file held before: the content the
-  /// write expects to replace. If `write` throws, nothing is recorded.
+  /// holds `data`. `write` is handed what the subscribers were last given (the content last
+  /// delivered, or written by this process): the content the write expects to replace. A change
+  /// the watcher has read and not finished delivering is not it, so the write does not replace
+  /// that change unseen. If `write` throws, nothing is recorded.
   package func replacing<R>(
     with data: Data, _ write: (_ known: FileContent?) throws -> R
   ) rethrows -> R {
     watcher.expectOwnWrite(key, data: data)
     let result: R
     do {
-      result = try write(watcher.known(key))
+      result = try write(watcher.handedOver(key))
     } catch {
       watcher.cancelOwnWrite(key, data: data)
       throw error

@@ -40,6 +40,8 @@ extension FileWatcher {
     guard case .deliver(let subscribers) = outcome else { return }
     let change = FileChange(content: content, ownWritesLanded: landed ?? 0)
     for subscriber in subscribers { subscriber(change) }
+    // Only now may a write of the subscribers' expect to replace it.
+    state.withLock { $0.files.delivered(content, of: key, readAfter: landed ?? 0) }
   }
 
   /// Whether new bytes in `path` are to be read again later: while a writer has the file open,

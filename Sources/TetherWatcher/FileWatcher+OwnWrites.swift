@@ -16,8 +16,8 @@ extension FileWatcher {
     state.withLock { $0.files.ownWritesLanded(key) } ?? 0
   }
 
-  func known(_ key: HashedPath) -> FileContent? {
-    state.withLock { $0.files.known(key) }
+  func handedOver(_ key: HashedPath) -> FileContent? {
+    state.withLock { $0.files.handedOver(key) }
   }
 
   func cancelOwnWrite(_ key: HashedPath, data: Data) {

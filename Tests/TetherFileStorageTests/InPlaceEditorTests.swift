@@ -19,18 +19,14 @@ import TetherTesting
       @Shared(.fileStorage(file)) var count = -1
       await expectEventually { count == 1000 }
       let stop = Atomic(false)
+      let stopped = Atomic(false)
       // The editor: `open(O_TRUNC)`, "50", a moment, "00", close — every 50 ms.
       let editor = Thread {
         while !stop.load(ordering: .relaxed) {
-          let fd = open(file.path, O_WRONLY | O_TRUNC | O_CLOEXEC)
-          if fd >= 0 {
-            _ = "50".withCString { write(fd, $0, 2) }
-            usleep(2_000)
-            _ = "00".withCString { write(fd, $0, 2) }
-            close(fd)
-          }
+          Self.editInPlace(file)
           usleep(50_000)
         }
+        stopped.store(true, ordering: .releasing)
       }
       editor.start()
       // What the app finds each time it counts on: the editor's edit, its own last value, or
@@ -50,13 +46,27 @@ import TetherTesting
         try await Task.sleep(for: .milliseconds(2))
       }
       stop.store(true, ordering: .relaxed)
-      // The editor's last save reaches the holder (and did \(edits) times while it raced).
+      await expectEventually { stopped.load(ordering: .acquiring) }
+      // The editor's last save, made after the app's last change, reaches the holder (and did
+      // \(edits) times while it raced).
+      Self.editInPlace(file)
       await expectEventually(timeout: .seconds(15), "edits seen while racing: \(edits)") {
         count == 5000
       }
+      #expect(count == 5000, "the holder; the file holds \(text(file) ?? "nothing")")
       #expect(defaults == 0, "the default, for a file seen empty, \(defaults) times")
       #expect(halves == 0, "a half-written file, \(halves) times")
       #expect($count.loadError == nil)
     }
+  }
+
+  /// An in-place save of 5000: truncate, "50", a moment, "00", close.
+  static func editInPlace(_ file: URL) {
+    let fd = open(file.path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    _ = "50".withCString { write(fd, $0, 2) }
+    usleep(2_000)
+    _ = "00".withCString { write(fd, $0, 2) }
+    close(fd)
   }
 }

@@ -14,6 +14,11 @@ package struct WatchedFiles {
     package let directory: HashedPath
     package var subscribers: FileSubscribers
     package var known: FileContent
+    /// What the subscribers have been given: the baseline, this process's own writes, and each
+    /// change once it was delivered. A write expects to replace this, not `known`: content the
+    /// watcher has read and is still delivering was never seen by the writer's holders, and
+    /// replacing it would drop someone's edit unseen.
+    package var handedOver: FileContent
     package var ownWrites: [Data] = []
     /// Whether a process wrote the file in place and has not closed it yet (its last event was
     /// a create or a modification, not a close after writing, a rename or a removal): what it
@@ -56,9 +61,10 @@ package struct WatchedFiles {
     if let index = entries.index(forKey: key) {
       entries.values[index].subscribers.append(id: id, deliver: deliver)
     } else {
+      let content = baseline()
       entries[key] = Entry(
         directory: directory, subscribers: FileSubscribers(id: id, deliver: deliver),
-        known: baseline())
+        known: content, handedOver: content)
     }
   }
 
@@ -70,8 +76,19 @@ package struct WatchedFiles {
     return entries.remove(at: index).value.directory
   }
 
-  /// The content last seen or written.
-  package func known(_ key: HashedPath) -> FileContent? { entries[key]?.known }
+  /// The content last handed to the subscribers (see ``Entry/handedOver``): what a write of
+  /// theirs expects to replace.
+  package func handedOver(_ key: HashedPath) -> FileContent? { entries[key]?.handedOver }
+
+  /// `content`, read when `landed` of this process's writes had landed, has been delivered to
+  /// every subscriber; a write that landed since replaced it, and stays what they were given.
+  package mutating func delivered(
+    _ content: FileContent, of key: HashedPath, readAfter landed: UInt64
+  ) {
+    guard let index = entries.index(forKey: key), entries.values[index].ownWritesLanded == landed
+    else { return }
+    entries.values[index].handedOver = content
+  }
 
   /// Where `key`'s own writes stand: take it before reading the file, for
   /// ``take(_:of:confirmed:readAfter:)``.
@@ -86,6 +103,7 @@ package struct WatchedFiles {
   package mutating func recordOwnWrite(_ key: HashedPath, data: Data) {
     guard let index = entries.index(forKey: key) else { return }
     entries.values[index].known = .data(data)
+    entries.values[index].handedOver = .data(data)
     entries.values[index].eventsSinceKnown = 0
     entries.values[index].ownWritesLanded += 1
     if let own = entries.values[index].ownWrites.firstIndex(of: data) {
@@ -138,6 +156,8 @@ package struct WatchedFiles {
     }
     entry.known = content
     entry.eventsSinceKnown = 0
+    // This process's own write is what its holders gave: nothing to deliver first.
+    if ownWrite { entry.handedOver = content }
     entries[key] = entry
     return ownWrite ? .unchanged : .deliver(entry.subscribers.deliveries)
   }

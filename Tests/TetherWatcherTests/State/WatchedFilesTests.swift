@@ -23,7 +23,7 @@ import TetherWatcher
       Issue.record("an own write must not be delivered")
       return
     }
-    #expect(files.known(file) == .data(own))
+    #expect(files.handedOver(file) == .data(own))
   }
 
   /// A check that read the file while one of this process's writes landed may hold what that
@@ -42,8 +42,29 @@ import TetherWatcher
       Issue.record("content read before an own write landed must be read again")
       return
     }
-    #expect(files.known(file) == .data(own))
+    #expect(files.handedOver(file) == .data(own))
     #expect(told.all.isEmpty)
+  }
+
+  /// A write expects to replace what its holders were given: an edit the watcher has taken
+  /// and not finished delivering is not that, so the write finds it and does not replace it
+  /// unseen. Once delivered it is, unless a write landed since.
+  @Test func aWriteExpectsWhatWasHandedOverNotWhatIsBeingDelivered() {
+    var files = watched(.data(Data("1".utf8)))
+    let landed = files.ownWritesLanded(file) ?? 0
+    let edit = FileContent.data(Data("3".utf8))
+    guard case .deliver = files.take(edit, of: file, confirmed: true, readAfter: landed) else {
+      Issue.record("confirmed new bytes are delivered")
+      return
+    }
+    #expect(files.handedOver(file) == .data(Data("1".utf8)), "while the edit is delivered")
+    files.delivered(edit, of: file, readAfter: landed)
+    #expect(files.handedOver(file) == edit, "once it was delivered")
+    let own = Data("4".utf8)
+    files.expectOwnWrite(file, data: own)
+    files.recordOwnWrite(file, data: own)
+    files.delivered(edit, of: file, readAfter: landed)
+    #expect(files.handedOver(file) == .data(own), "a delivery read before a write landed")
   }
 
   @Test func newBytesWaitForConfirmationThenAreDeliveredOnce() {
