@@ -189,3 +189,38 @@ private func staysTrue(for period: Duration, _ condition: () -> Bool) async -> B
   }
   return condition()
 }
+
+/// `drain()`, which a transaction runs before it reads: every change taken or pending is
+/// written on the draining thread, in order, and none is written again by its queued block.
+@Suite struct ThrottledWriterDrainTests {
+  @Test func aDrainWritesWhatIsQueuedAndPendingInOrderOnce() async throws {
+    let written = Mutex<[Int]>([])
+    let (started, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+    let writer = ThrottledWriter<Int>(
+      label: "test.drain", throttle: .seconds(60), merge: nil,
+      perform: { change in
+        if change == 1 {
+          started.signal()
+          release.wait()
+        }
+        written.withLock { $0.append(change) }
+        return .written
+      },
+      recovered: {})
+    let log = WriterLog()
+    writer.submit(1, immediately: true, waiter: log.waiter("1"))  // written on the queue: held
+    started.wait()
+    writer.submit(2, immediately: true, waiter: log.waiter("2"))  // queued behind 1
+    writer.submit(3, immediately: false, waiter: log.waiter("3"))  // pending, throttled
+    let drained = Task.detached {
+      try writer.drain()
+      return written.withLock { $0 }
+    }
+    release.signal()
+    #expect(try await drained.value == [1, 2, 3], "written when the drain returns, in order")
+    #expect(!writer.hasPending)
+    writer.flushNow()
+    #expect(written.withLock { $0 } == [1, 2, 3], "nothing written twice")
+    await expectEventually { Set(log.told) == ["1", "2", "3"] }
+  }
+}
