@@ -86,6 +86,11 @@ public func waitForExit(_ process: Process, timeout: Duration) async -> Int32 {
       await Task.yield()
     }
   }
+  // Returns at once now that the process has ended, and is what lets `process` go: until it
+  // is called, Foundation's `Process` and the run-loop source it made in `run()` hold each
+  // other (Foundation drops the source only there, swift-corelibs-foundation#2631), and with
+  // them its pipes, arguments and environment, which LeakSanitizer reports at exit.
+  process.waitUntilExit()
   return process.terminationStatus
 }
 
