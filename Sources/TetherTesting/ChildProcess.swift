@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import Testing
 
 /// What a child process printed and how it ended.
@@ -50,10 +51,10 @@ public func runChild(
   try process.run()
   // Both pipes at once, before waiting: a child that fills one while the other is read to its
   // end would never exit.
-  async let out = onThreadOfItsOwn { output.fileHandleForReading.readDataToEndOfFile() }
-  async let err = onThreadOfItsOwn { errors.fileHandleForReading.readDataToEndOfFile() }
+  let out = ReadingToEnd(output.fileHandleForReading)
+  let err = ReadingToEnd(errors.fileHandleForReading)
   let status = await waitForExit(process, timeout: timeout)
-  let (outData, errData) = await (out, err)
+  let (outData, errData) = (await out.data, await err.data)
   return ChildResult(
     status: status, output: String(decoding: outData, as: UTF8.self),
     errors: String(decoding: errData, as: UTF8.self))
@@ -94,11 +95,36 @@ public func waitForExit(_ process: Process, timeout: Duration) async -> Int32 {
   return process.terminationStatus
 }
 
-/// Runs `work`, which blocks, on a thread of its own rather than one of the few of Swift's
-/// shared pool (as many as cores), which parallel tests need.
-private func onThreadOfItsOwn<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-  await withCheckedContinuation { continuation in
-    Thread { continuation.resume(returning: work()) }.start()
+/// A pipe read to its end on a thread of its own, started at once: not from a task, which waits
+/// for one of the few threads of Swift's shared pool (as many as cores). Under `make asan` the
+/// parallel tests kept them busy long enough that a child filling its standard error before
+/// the readers started was killed at its 20-second timeout (RunChildTests).
+private final class ReadingToEnd: Sendable {
+  /// The bytes once read, or the one waiting for them.
+  private let state = Mutex<(data: Data?, waiting: CheckedContinuation<Data, Never>?)>((nil, nil))
+
+  init(_ handle: FileHandle) {
+    Thread { [self] in
+      let data = handle.readDataToEndOfFile()
+      let waiting = state.withLock { state in
+        state.data = data
+        return state.waiting.take()
+      }
+      waiting?.resume(returning: data)
+    }.start()
+  }
+
+  /// Everything read, once the pipe's writers have all closed it. Awaited once.
+  var data: Data {
+    get async {
+      await withCheckedContinuation { continuation in
+        let data = state.withLock { state in
+          if state.data == nil { state.waiting = continuation }
+          return state.data
+        }
+        if let data { continuation.resume(returning: data) }
+      }
+    }
   }
 }
 
