@@ -75,9 +75,12 @@ public func waitForExit(_ process: Process, timeout: Duration) async -> Int32 {
   while process.isRunning {
     // Cancelled, the child must not outlive the wait either. SIGKILL: a child spawned from one
     // of dispatch's threads inherits its signal mask, in which SIGTERM (what `terminate()`
-    // sends) is blocked.
+    // sends) is blocked. Its whole process group (Foundation starts each child in one of its
+    // own): a descendant left behind keeps the socket by which Foundation learns that the
+    // child ended, and its pipes, so neither this wait nor `runChild`'s reads would end (the
+    // crash backtracer of a child stopped at an assertion did, under `make asan`).
     if !killed && (Task.isCancelled || ContinuousClock.now >= deadline) {
-      kill(process.processIdentifier, SIGKILL)
+      kill(-process.processIdentifier, SIGKILL)
       killed = true
     }
     do {
