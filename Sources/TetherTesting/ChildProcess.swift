@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import Testing
 
 /// What a child process printed and how it ended.
@@ -50,10 +51,10 @@ public func runChild(
   try process.run()
   // Both pipes at once, before waiting: a child that fills one while the other is read to its
   // end would never exit.
-  async let out = onThreadOfItsOwn { output.fileHandleForReading.readDataToEndOfFile() }
-  async let err = onThreadOfItsOwn { errors.fileHandleForReading.readDataToEndOfFile() }
+  let out = ReadingToEnd(output.fileHandleForReading)
+  let err = ReadingToEnd(errors.fileHandleForReading)
   let status = await waitForExit(process, timeout: timeout)
-  let (outData, errData) = await (out, err)
+  let (outData, errData) = (await out.data, await err.data)
   return ChildResult(
     status: status, output: String(decoding: outData, as: UTF8.self),
     errors: String(decoding: errData, as: UTF8.self))
@@ -74,9 +75,12 @@ public func waitForExit(_ process: Process, timeout: Duration) async -> Int32 {
   while process.isRunning {
     // Cancelled, the child must not outlive the wait either. SIGKILL: a child spawned from one
     // of dispatch's threads inherits its signal mask, in which SIGTERM (what `terminate()`
-    // sends) is blocked.
+    // sends) is blocked. Its whole process group (Foundation starts each child in one of its
+    // own): a descendant left behind keeps the socket by which Foundation learns that the
+    // child ended, and its pipes, so neither this wait nor `runChild`'s reads would end (the
+    // crash backtracer of a child stopped at an assertion did, under `make asan`).
     if !killed && (Task.isCancelled || ContinuousClock.now >= deadline) {
-      kill(process.processIdentifier, SIGKILL)
+      kill(-process.processIdentifier, SIGKILL)
       killed = true
     }
     do {
@@ -86,14 +90,44 @@ public func waitForExit(_ process: Process, timeout: Duration) async -> Int32 {
       await Task.yield()
     }
   }
+  // Returns at once now that the process has ended, and is what lets `process` go: until it
+  // is called, Foundation's `Process` and the run-loop source it made in `run()` hold each
+  // other (Foundation drops the source only there, swift-corelibs-foundation#2631), and with
+  // them its pipes, arguments and environment, which LeakSanitizer reports at exit.
+  process.waitUntilExit()
   return process.terminationStatus
 }
 
-/// Runs `work`, which blocks, on a thread of its own rather than one of the few of Swift's
-/// shared pool (as many as cores), which parallel tests need.
-private func onThreadOfItsOwn<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-  await withCheckedContinuation { continuation in
-    Thread { continuation.resume(returning: work()) }.start()
+/// A pipe read to its end on a thread of its own, started at once: not from a task, which waits
+/// for one of the few threads of Swift's shared pool (as many as cores). Under `make asan` the
+/// parallel tests kept them busy long enough that a child filling its standard error before
+/// the readers started was killed at its 20-second timeout (RunChildTests).
+private final class ReadingToEnd: Sendable {
+  /// The bytes once read, or the one waiting for them.
+  private let state = Mutex<(data: Data?, waiting: CheckedContinuation<Data, Never>?)>((nil, nil))
+
+  init(_ handle: FileHandle) {
+    Thread { [self] in
+      let data = handle.readDataToEndOfFile()
+      let waiting = state.withLock { state in
+        state.data = data
+        return state.waiting.take()
+      }
+      waiting?.resume(returning: data)
+    }.start()
+  }
+
+  /// Everything read, once the pipe's writers have all closed it. Awaited once.
+  var data: Data {
+    get async {
+      await withCheckedContinuation { continuation in
+        let data = state.withLock { state in
+          if state.data == nil { state.waiting = continuation }
+          return state.data
+        }
+        if let data { continuation.resume(returning: data) }
+      }
+    }
   }
 }
 

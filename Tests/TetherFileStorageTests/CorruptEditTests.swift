@@ -52,4 +52,50 @@ import TetherTesting
       }
     }
   }
+
+  /// The file edited back into what decodes: the value was stored before the error was
+  /// cleared, so an Observation `onChange` found the fixed value with the old error, and so
+  /// could a `changes` reader on another thread (`tether demo` missed "favourites changed
+  /// outside" for the fix, under `make asan`).
+  @Test func whoeverIsToldOfTheFixedValueFindsNoLoadError() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "facts.json")
+      try Data("[1, broken".utf8).write(to: url)
+      try await fileBootstrap(folder) {
+        let facts = Shared(wrappedValue: [Int](), .registered("facts"))
+        #expect(facts.wrappedValue == [])
+        #expect(facts.loadError != nil)
+        // Whether the error was still set, as each reader found it when told of the fix.
+        let observed = Mutex<[Bool]>([])
+        let streamed = Mutex<[Bool]>([])
+        let listening = Atomic<Bool>(false)
+        withObservationTracking {
+          _ = facts.wrappedValue
+        } onChange: {
+          observed.withLock { $0.append(facts.loadError != nil) }
+        }
+        let reading = Task {
+          var changes = facts.changes.makeAsyncIterator()
+          // The current value: the iterator listens from here on.
+          _ = await changes.next(isolation: nil)
+          listening.store(true, ordering: .releasing)
+          while let value = await changes.next(isolation: nil) {
+            guard value == [3] else { continue }
+            streamed.withLock { $0.append(facts.loadError != nil) }
+          }
+        }
+        defer { reading.cancel() }
+        await expectEventually { listening.load(ordering: .acquiring) }
+
+        try Data("[3]".utf8).write(to: url, options: .atomic)
+        await expectEventually(timeout: .seconds(30)) {
+          !observed.withLock(\.isEmpty) && !streamed.withLock(\.isEmpty)
+        }
+        #expect(facts.wrappedValue == [3])
+        #expect(facts.loadError == nil)
+        #expect(observed.withLock { $0 } == [false], "onChange found the fix with the old error")
+        #expect(streamed.withLock { $0 } == [false], "changes gave the fix with the old error")
+      }
+    }
+  }
 }

@@ -73,11 +73,13 @@ import TetherTesting
       let ready = folder.appending(path: "ready")
       try Data("0".utf8).write(to: file)
       @Shared(.fileStorage(file)) var value = 0
-      // The child holds the key, says so, and waits for 41 to arrive through its watcher.
+      // The child holds the key, says so, and waits for 41 to arrive through its watcher. A
+      // minute for it to start: an ASan-built child, started with the whole suite under
+      // `make asan`, took more than 30 s.
       let child = Task {
         try await runHelper(.waitFor(file: file.path, value: 41, ready: ready.path))
       }
-      await expectEventually(timeout: .seconds(30)) {
+      await expectEventually(timeout: .seconds(60)) {
         FileManager.default.fileExists(atPath: ready.path)
       }
       $value.withLock { $0 = 41 }

@@ -21,4 +21,16 @@ import TetherTesting
       "/bin/sh", ["-c", "trap '' TERM; exec sleep 30"], timeout: .seconds(1))
     #expect(result.status == SIGKILL)
   }
+
+  /// A descendant of the child keeps the child's pipes and the socket by which Foundation learns
+  /// that the child ended: the watchdog kills it with the child, or the wait and the reads
+  /// would go on as long as it lives (the wait for a child whose crash backtracer hung, under
+  /// `make asan`, lasted 35 minutes).
+  @Test func aChildsDescendantsAreKilledWithItAtItsTimeout() async throws {
+    let start = ContinuousClock.now
+    let result = try await runChild(
+      "/bin/sh", ["-c", "sleep 60 & exec sleep 60"], timeout: .seconds(1))
+    #expect(result.status == SIGKILL)
+    #expect(ContinuousClock.now - start < .seconds(30))
+  }
 }

@@ -95,20 +95,25 @@ extension StoredReference {
   /// Applies a loaded value, unless a local change was committed after the load started: the
   /// load read the store before that change, which is newer. (The outcomes have a method each:
   /// see `LoadBox`.)
+  ///
+  /// A previous load's error is cleared first, under the same hold of `lock`: whoever the
+  /// value's change tells — an Observation `onChange` on this thread, a `changes` reader on
+  /// another, which reads `loadError` without waiting for `lock` — never finds the value read
+  /// with the error of the read before it.
   func finishLoad(returning value: Value, since: UInt64? = nil) {
     lock.withLock {
-      if keyed != nil, since == nil || since == localChanges { commit(value) }
       setLoadError(nil)
+      if keyed != nil, since == nil || since == localChanges { commit(value) }
       setLoading(false)
     }
   }
 
   /// Goes back to the default: the key has nothing stored (unless a local change was committed
-  /// after the load started, as above).
+  /// after the load started, as above). The error is cleared first, as above.
   func finishLoadReturningInitialValue(since: UInt64? = nil) {
     lock.withLock {
-      if let keyed, since == nil || since == localChanges { commit(keyed.initialValue) }
       setLoadError(nil)
+      if let keyed, since == nil || since == localChanges { commit(keyed.initialValue) }
       setLoading(false)
     }
   }
@@ -116,9 +121,9 @@ extension StoredReference {
   /// Takes `value` — the default when `nil` — and sets `loadError`, as one change: the stored
   /// value cannot be read, and `value` stands in for it. The error is set first and both under
   /// one hold of `lock`, so whoever the value's change tells — an Observation `onChange` on this
-  /// thread, a `changes` reader on another, which waits for the lock — finds the error with it,
-  /// and never takes the stand-in for what is stored. A load's stand-in is not applied over a
-  /// local change committed after the load started (see ``finishLoad(returning:since:)``).
+  /// thread, a `changes` reader on another — finds the error with it, and never takes the
+  /// stand-in for what is stored. A load's stand-in is not applied over a local change
+  /// committed after the load started (see ``finishLoad(returning:since:)``).
   func finishLoad(fallingBackTo value: Value?, error: any Error, since: UInt64? = nil) {
     lock.withLock {
       setLoadError(error)

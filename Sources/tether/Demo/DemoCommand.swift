@@ -39,14 +39,19 @@ final class DemoSession: Sendable {
   private let own = Mutex<(counts: [Int], favorites: [[Fact]])>(([], []))
 
   func run(lines: InputLines) async throws {
+    // The watchers of outside changes start first, and the greeting waits until each has
+    // taken the value it starts from: a change made once the greeting is out (as the CLI tests
+    // make one) is shown, never taken for that value.
+    let (ready, watcherReady) = AsyncStream<Void>.makeStream()
+    let watching = Task { await watchOutside(ready: watcherReady) }
+    defer { watching.cancel() }
+    for await _ in ready.prefix(Self.outsideWatchers) {}
     say("\(greeting.wrappedValue)")
     say("count: \(count.wrappedValue) · favourites: \(favorites.wrappedValue.count)")
     say("commands: + - fact save list delete N quit")
     for error in [count.loadError, favorites.loadError].compactMap({ $0 }) {
       say("note: \(error)")
     }
-    let watching = Task { await watchOutside() }
-    defer { watching.cancel() }
     for await line in lines.prompted(by: "> ") {
       guard handle(line.trimmingCharacters(in: .whitespaces)) else { break }
     }
@@ -106,12 +111,17 @@ final class DemoSession: Sendable {
     return true
   }
 
+  /// How many watchers ``watchOutside(ready:)`` runs.
+  private static let outsideWatchers = 3
+
   /// Prints changes made outside this session: another terminal's `tether set`, an editor.
-  private func watchOutside() async {
+  /// Each watcher yields to `ready` once it has taken the value it starts from.
+  private func watchOutside(ready: AsyncStream<Void>.Continuation) async {
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
         var changes = self.count.changes.makeAsyncIterator()
         _ = await changes.next(isolation: nil)  // the current value
+        ready.yield()
         while let value = await changes.next(isolation: nil) {
           guard !self.isOwn(value, in: \.counts) else { continue }
           self.say("↻ count changed outside: \(value)")
@@ -120,6 +130,7 @@ final class DemoSession: Sendable {
       group.addTask {
         var changes = self.favorites.changes.makeAsyncIterator()
         _ = await changes.next(isolation: nil)
+        ready.yield()
         while let value = await changes.next(isolation: nil) {
           guard !self.isOwn(value, in: \.favorites) else { continue }
           // An edit that cannot be decoded leaves the default and a load error, which the task
@@ -128,15 +139,16 @@ final class DemoSession: Sendable {
           self.say("↻ favourites changed outside: \(value.count) now")
         }
       }
-      group.addTask { await self.watchFavoritesLoadError() }
+      group.addTask { await self.watchFavoritesLoadError(ready: ready) }
     }
   }
 
   /// Shows each new load error of the favourites: an edit of the file that cannot be decoded
   /// does not change the value (it may already be the default), so `changes` cannot tell it.
-  private func watchFavoritesLoadError() async {
-    // The error at startup was shown as a note.
+  private func watchFavoritesLoadError(ready: AsyncStream<Void>.Continuation) async {
+    // The error at startup is shown as a note.
     var shown = favorites.loadError.map { "\($0)" }
+    var watching = false
     while !Task.isCancelled {
       let (changed, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
       let error = withObservationTracking {
@@ -147,6 +159,10 @@ final class DemoSession: Sendable {
       let text = error.map { "\($0)" }
       if let text, text != shown { say("↻ favourites could not be loaded: \(text)") }
       shown = text
+      if !watching {
+        watching = true
+        ready.yield()
+      }
       var next = changed.makeAsyncIterator()
       // Ends when the task is cancelled.
       guard await next.next(isolation: nil) != nil else { return }
