@@ -29,8 +29,10 @@ import TetherTesting
   @Test func aChildsDescendantsAreKilledWithItAtItsTimeout() async throws {
     let start = ContinuousClock.now
     let result = try await runChild(
-      "/bin/sh", ["-c", "sleep 60 & exec sleep 60"], timeout: .seconds(1))
+      "/bin/sh", ["-c", "sleep 120 & exec sleep 120"], timeout: .seconds(1))
     #expect(result.status == SIGKILL)
-    #expect(ContinuousClock.now - start < .seconds(30))
+    // Well before the descendant would end by itself; the margin is for a loaded machine (the
+    // whole suite under `make asan` took 30 s to get here).
+    #expect(ContinuousClock.now - start < .seconds(100))
   }
 }
