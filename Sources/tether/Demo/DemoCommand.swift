@@ -145,27 +145,21 @@ final class DemoSession: Sendable {
 
   /// Shows each new load error of the favourites: an edit of the file that cannot be decoded
   /// does not change the value (it may already be the default), so `changes` cannot tell it.
+  ///
+  /// Through `Observations`, which reads the error once a change is made: an `onChange` comes
+  /// before the change, and a tracking read again from another thread could take the old error
+  /// for the new one and miss the change.
   private func watchFavoritesLoadError(ready: AsyncStream<Void>.Continuation) async {
     // The error at startup is shown as a note.
     var shown = favorites.loadError.map { "\($0)" }
     var watching = false
-    while !Task.isCancelled {
-      let (changed, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-      let error = withObservationTracking {
-        favorites.loadError
-      } onChange: {
-        signal.yield()
-      }
-      let text = error.map { "\($0)" }
+    for await text in Observations({ self.favorites.loadError.map { "\($0)" } }) {
       if let text, text != shown { say("↻ favourites could not be loaded: \(text)") }
       shown = text
       if !watching {
         watching = true
         ready.yield()
       }
-      var next = changed.makeAsyncIterator()
-      // Ends when the task is cancelled.
-      guard await next.next(isolation: nil) != nil else { return }
     }
   }
 
