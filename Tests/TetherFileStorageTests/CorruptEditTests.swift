@@ -20,35 +20,13 @@ import TetherTesting
         let facts = Shared(wrappedValue: [Int](), .registered("facts"))
         #expect(facts.wrappedValue == [1, 2])
         // Whether the error was set, as each reader found it when told of the default.
-        let observed = Mutex<[Bool]>([])
-        let streamed = Mutex<[Bool]>([])
-        let listening = Atomic<Bool>(false)
-        withObservationTracking {
-          _ = facts.wrappedValue
-        } onChange: {
-          observed.withLock { $0.append(facts.loadError != nil) }
-        }
-        let reading = Task {
-          var changes = facts.changes.makeAsyncIterator()
-          // The current value: the iterator listens from here on.
-          _ = await changes.next(isolation: nil)
-          listening.store(true, ordering: .releasing)
-          while let value = await changes.next(isolation: nil) {
-            guard value.isEmpty else { continue }
-            streamed.withLock { $0.append(facts.loadError != nil) }
-          }
-        }
-        defer { reading.cancel() }
-        await expectEventually { listening.load(ordering: .acquiring) }
-
-        try Data("[1, broken".utf8).write(to: url, options: .atomic)
-        await expectEventually(timeout: .seconds(30)) {
-          !observed.withLock(\.isEmpty) && !streamed.withLock(\.isEmpty)
+        let (observed, streamed) = try await Self.loadErrorsSeen(by: facts, toldOf: []) {
+          try Data("[1, broken".utf8).write(to: url, options: .atomic)
         }
         #expect(facts.wrappedValue == [])
         #expect(facts.loadError != nil)
-        #expect(observed.withLock { $0 } == [true], "onChange found the default without the error")
-        #expect(streamed.withLock { $0 } == [true], "changes gave the default without the error")
+        #expect(observed == [true], "onChange found the default without the error")
+        #expect(streamed == [true], "changes gave the default without the error")
       }
     }
   }
@@ -66,36 +44,47 @@ import TetherTesting
         #expect(facts.wrappedValue == [])
         #expect(facts.loadError != nil)
         // Whether the error was still set, as each reader found it when told of the fix.
-        let observed = Mutex<[Bool]>([])
-        let streamed = Mutex<[Bool]>([])
-        let listening = Atomic<Bool>(false)
-        withObservationTracking {
-          _ = facts.wrappedValue
-        } onChange: {
-          observed.withLock { $0.append(facts.loadError != nil) }
-        }
-        let reading = Task {
-          var changes = facts.changes.makeAsyncIterator()
-          // The current value: the iterator listens from here on.
-          _ = await changes.next(isolation: nil)
-          listening.store(true, ordering: .releasing)
-          while let value = await changes.next(isolation: nil) {
-            guard value == [3] else { continue }
-            streamed.withLock { $0.append(facts.loadError != nil) }
-          }
-        }
-        defer { reading.cancel() }
-        await expectEventually { listening.load(ordering: .acquiring) }
-
-        try Data("[3]".utf8).write(to: url, options: .atomic)
-        await expectEventually(timeout: .seconds(30)) {
-          !observed.withLock(\.isEmpty) && !streamed.withLock(\.isEmpty)
+        let (observed, streamed) = try await Self.loadErrorsSeen(by: facts, toldOf: [3]) {
+          try Data("[3]".utf8).write(to: url, options: .atomic)
         }
         #expect(facts.wrappedValue == [3])
         #expect(facts.loadError == nil)
-        #expect(observed.withLock { $0 } == [false], "onChange found the fix with the old error")
-        #expect(streamed.withLock { $0 } == [false], "changes gave the fix with the old error")
+        #expect(observed == [false], "onChange found the fix with the old error")
+        #expect(streamed == [false], "changes gave the fix with the old error")
       }
     }
+  }
+
+  /// Whether `facts` had a load error as each reader found it when told of `value`, after
+  /// `edit`: an Observation `onChange` on the delivering thread, and a `changes` reader on
+  /// another.
+  static func loadErrorsSeen(
+    by facts: Shared<[Int]>, toldOf value: [Int], after edit: () throws -> Void
+  ) async throws -> (observed: [Bool], streamed: [Bool]) {
+    let observed = Mutex<[Bool]>([])
+    let streamed = Mutex<[Bool]>([])
+    let listening = Atomic<Bool>(false)
+    withObservationTracking {
+      _ = facts.wrappedValue
+    } onChange: {
+      observed.withLock { $0.append(facts.loadError != nil) }
+    }
+    let reading = Task {
+      var changes = facts.changes.makeAsyncIterator()
+      // The current value: the iterator listens from here on.
+      _ = await changes.next(isolation: nil)
+      listening.store(true, ordering: .releasing)
+      while let next = await changes.next(isolation: nil) {
+        guard next == value else { continue }
+        streamed.withLock { $0.append(facts.loadError != nil) }
+      }
+    }
+    defer { reading.cancel() }
+    await expectEventually { listening.load(ordering: .acquiring) }
+    try edit()
+    await expectEventually(timeout: .seconds(30)) {
+      !observed.withLock(\.isEmpty) && !streamed.withLock(\.isEmpty)
+    }
+    return (observed.withLock { $0 }, streamed.withLock { $0 })
   }
 }

@@ -35,12 +35,6 @@ package struct RecursiveLock: ~Copyable, Sendable {
     }
   }
 
-  /// Whether this thread holds the lock.
-  @inlinable
-  package borrowing func isHeldByCurrentThread() -> Bool {
-    owner.load(ordering: .relaxed) == Self.currentThread()
-  }
-
   @usableFromInline
   static func currentThread() -> UInt { UInt(pthread_self()) }
 
