@@ -11,21 +11,6 @@ import Foundation
 /// to `PendingWritesRegistry.flushSoon`, which keeps it until that change is written.
 // @unchecked: every `var` and the pending slot are only touched while holding `lock`.
 package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
-  /// What became of one write.
-  package enum Outcome: Sendable {
-    case written
-    /// Written but for the parts named (see ``WriteWaiter``), dropped for the errors given
-    /// (their stored value changed first).
-    case partlyWritten(dropped: [String: any Error])
-    /// Not written, and never to be: what it would replace changed first (an external edit
-    /// wins). Its callers are told `error`.
-    case conflicted(any Error)
-    /// Worth retrying: the change stays pending.
-    case failed(any Error)
-    /// Never writable (an unencodable value): the change is dropped.
-    case rejected(any Error)
-  }
-
   // Guarded by `lock`. Plain fields and a slot of memory for the pending change rather than a
   // `Mutex<State>` holding a `Change?`: in unspecialized generic code (every key type) each use
   // of a generic struct or optional looks its metadata up at run time, which would cost more
@@ -395,23 +380,8 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   private func tell(
     _ waiting: [WriteWaiter], _ outcome: Outcome, thenWriteOn queue: DispatchQueue?
   ) {
-    let result: Result<Void, any Error>
-    var dropped: [String: any Error] = [:]
-    switch outcome {
-    case .written: result = .success(())
-    case .partlyWritten(let parts):
-      result = .success(())
-      dropped = parts
-    case .failed(let error), .rejected(let error), .conflicted(let error): result = .failure(error)
-    }
     if case .written = outcome, waiting.isEmpty { recovered() }
-    for waiter in waiting {
-      if let part = waiter.part, let error = dropped[part] {
-        waiter.completion(.failure(error))
-      } else {
-        waiter.completion(result)
-      }
-    }
+    for waiter in waiting { waiter.completion(outcome.result(for: waiter.part)) }
     if let queue { queue.async { self.writeNext() } }
   }
 }
