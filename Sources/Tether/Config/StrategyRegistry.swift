@@ -8,6 +8,8 @@ package final class StrategyRegistry: Sendable {
   package let mapping: KeyMapping
   package let instances: [String: StrategyInstance]
   package let keyOptions: [String: StrategyOptions]
+  /// The keys the app declared, in the order given.
+  package let declarations: [KeyDeclaration]
   private let resolved = LockedState<[ResolutionSlot: any Sendable]>([:])
 
   private struct ResolutionSlot: Hashable {
@@ -16,17 +18,19 @@ package final class StrategyRegistry: Sendable {
   }
 
   package convenience init(
-    configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type]
+    configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type],
+    declarations: [KeyDeclaration] = []
   ) throws {
     try self.init(
       document: configuration.document(), origin: configuration.origin,
-      baseDirectory: configuration.baseDirectory, strategies: strategies, expansion: .process)
+      baseDirectory: configuration.baseDirectory, strategies: strategies, expansion: .process,
+      declarations: declarations)
   }
 
   package init(
     document: INIDocument, origin: String, baseDirectory: URL,
     strategies: [any PersistenceStrategy.Type], expansion: PathExpansion,
-    diagnostics: Diagnostics = Diagnostics()
+    declarations: [KeyDeclaration] = [], diagnostics: Diagnostics = Diagnostics()
   ) throws {
     let report = diagnostics
     let kinds = try Self.kinds(strategies)
@@ -155,6 +159,7 @@ package final class StrategyRegistry: Sendable {
     self.mapping = mapping
     self.instances = instances
     self.keyOptions = keyOptions
+    self.declarations = declarations
   }
 
   /// Every error in `configuration`, in file order, for `tether check`: lines that do not parse

@@ -44,6 +44,16 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
   /// `Shared.transaction` was called on a key whose strategy `kind` cannot read, change and
   /// write it under a cross-process lock (it does not conform to `TransactionalKey`).
   case notTransactional(key: String, kind: String)
+  /// `Shared.reset` was called on a key whose strategy `kind` cannot remove a stored value (it
+  /// does not conform to `ResettableKey`); `kind` is `projection` for part of a stored value
+  /// (`$settings.theme`) and `value` for a value with no key.
+  case notResettable(key: String, kind: String)
+  /// The registered name `key` is used as `type` while it already is `existing` (declared, or
+  /// used first that way): one name has one value type, never two silent values.
+  case typeConflict(key: String, type: String, existing: String)
+  /// Several errors found at once (a config and its key declarations checked at startup), in
+  /// file order.
+  case multiple([TetherError])
 
   /// The message, prefixed with `file:line` when the error has a location.
   public var description: String {
@@ -79,6 +89,18 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case .notTransactional(let key, let kind):
       return "key \"\(key)\": strategy \"\(kind)\" cannot run a transaction (it has no "
         + "cross-process lock); use withLock, whose last writer wins across processes"
+    case .notResettable(let key, "projection"):
+      return "\(key) cannot be reset: it is part of a stored value; reset that value"
+    case .notResettable(let key, "value"):
+      return "\(key) cannot be reset: it has no key, so nothing is stored"
+    case .notResettable(let key, let kind):
+      return "key \"\(key)\": strategy \"\(kind)\" cannot remove a stored value (its keys "
+        + "do not conform to ResettableKey)"
+    case .typeConflict(let key, let type, let existing):
+      return "key \"\(key)\" is used as \(type), but it is \(existing); a name has one value "
+        + "type (two would be two values that never meet)"
+    case .multiple(let errors):
+      return errors.map(\.description).joined(separator: "\n")
     }
   }
 
@@ -87,9 +109,10 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     switch self {
     case .notBootstrapped(let key), .unmappedKey(let key, _), .unsupportedType(_, let key, _),
       .invalidValue(let key, _, _), .noValue(let key), .invalidKeyName(let key, _),
-      .notSaved(let key, _), .conflict(let key, _), .notTransactional(let key, _):
+      .notSaved(let key, _), .conflict(let key, _), .notTransactional(let key, _),
+      .notResettable(let key, _), .typeConflict(let key, _, _):
       return key
-    case .alreadyBootstrapped, .invalidConfiguration, .invalidOption, .unusableFile:
+    case .alreadyBootstrapped, .invalidConfiguration, .invalidOption, .unusableFile, .multiple:
       return nil
     }
   }

@@ -31,6 +31,11 @@ final class KeyPathReference<Root: Sendable, Member: Sendable>: MutableReference
     try await base.transaction { root in try body(&root[keyPath: keyPath]) }
   }
 
+  /// A projection is part of a stored value: resetting it would remove the rest too.
+  func reset() async throws {
+    throw TetherError.notResettable(key: description, kind: "projection")
+  }
+
   func observe(_ observer: @escaping @Sendable (Member) -> Void) -> SharedSubscription {
     base.observe { [keyPath] root in observer(root[keyPath: keyPath]) }
   }

@@ -26,4 +26,6 @@ protocol MutableReference<Value>: Reference {
   /// Reads the latest stored value, runs `body` on it and writes the result, under the store's
   /// cross-process lock (see ``Shared/transaction(_:)``).
   func transaction<R>(_ body: (inout Value) throws -> R) async throws -> R
+  /// Removes the stored value: every holder shows its default (see ``Shared/reset()``).
+  func reset() async throws
 }

@@ -66,13 +66,13 @@ extension StoredReference {
   /// thread. Marked holding `lock`, so a `withLock` under way when it began finishes first (its
   /// change is then pending, and the transaction writes it before reading), and one that starts
   /// later waits. Only one transaction of the value runs at a time (see ``transactionTurn``).
-  private func beginTransaction() {
+  func beginTransaction() {
     let me = RecursiveLock.currentThread()
     lock.withLock { transaction.store(me, ordering: .sequentiallyConsistent) }
   }
 
   /// Lets changes of the value through again, and wakes whoever waits for them.
-  private func endTransaction() {
+  func endTransaction() {
     lock.withLock { transaction.store(0, ordering: .sequentiallyConsistent) }
     TransactionGate.wake()
   }
@@ -95,7 +95,7 @@ extension StoredReference {
 
   /// The strategy kind a key that cannot run transactions is named by in the error: its type,
   /// without generic arguments (`JournalKey`), since a key does not know its strategy's kind.
-  private static func kind(of key: any SharedReaderKey<Value>) -> String {
+  static func kind(of key: any SharedReaderKey<Value>) -> String {
     let type = String(describing: Swift.type(of: key))
     return String(type.prefix { $0 != "<" })
   }

@@ -45,6 +45,9 @@ final class UnwrappedReference<Wrapped: Sendable>: MutableReference {
     }
   }
 
+  /// Resets the parent: the same key, so the same stored value.
+  func reset() async throws { try await base.reset() }
+
   func observe(_ observer: @escaping @Sendable (Wrapped) -> Void) -> SharedSubscription {
     base.observe { [self] optional in observer(self.remember(optional)) }
   }

@@ -22,7 +22,7 @@ extension SharedReaderKey {
 /// `.fileStorage(url)`, …) share one reference. A name the config does not map, or a key used
 /// before `TetherSystem.bootstrap`, keeps its default and sets `loadError`
 /// (`TetherError.unmappedKey`, `.notBootstrapped`); it is never silently kept in memory.
-public struct RegisteredKey<Value: Sendable>: TransactionalKey, ScopeBoundKey,
+public struct RegisteredKey<Value: Sendable>: TransactionalKey, ResettableKey, ScopeBoundKey,
   CustomStringConvertible
 {
   /// The name `[keys]` maps.
@@ -90,6 +90,17 @@ public struct RegisteredKey<Value: Sendable>: TransactionalKey, ScopeBoundKey,
         key: name, kind: resolution.scope.strategyKind(of: name) ?? "\(type(of: key))")
     }
     try transactional.transaction(context: context, update: update, stored: stored)
+  }
+
+  /// Resets through the resolved key; throws ``TetherError/notResettable(key:kind:)`` when its
+  /// strategy cannot remove a stored value, or why the name could not be resolved.
+  public func reset(stored: (Value?) -> Void) throws {
+    let key = try resolution.key.get()
+    guard let resettable = key as? any ResettableKey<Value> else {
+      throw TetherError.notResettable(
+        key: name, kind: resolution.scope.strategyKind(of: name) ?? "\(type(of: key))")
+    }
+    try resettable.reset(stored: stored)
   }
 
   private static func erase(_ key: some SharedKey<Value>) -> AnyHashable { AnyHashable(key.id) }

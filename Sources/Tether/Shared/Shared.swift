@@ -211,6 +211,26 @@ public struct Shared<Value: Sendable>: Sendable {
     try await box.reference.transaction(body)
   }
 
+  /// Removes the stored value, so every holder shows its default again.
+  ///
+  /// The file is deleted, the defaults line removed, the in-memory value cleared. When it
+  /// returns, every holder in this process shows what stands for the key now — its default, or
+  /// for a defaults key a registration value — and holders in other processes see the removal
+  /// as they see any change of the store. This process's earlier changes of the key never land
+  /// after it.
+  ///
+  /// ```swift
+  /// try await $theme.reset()
+  /// ```
+  ///
+  /// Keys opt in with ``ResettableKey``: memory, file and defaults keys do, a registered key
+  /// forwards to the key it resolves to, and any other throws
+  /// ``TetherError/notResettable(key:kind:)``, as do a projection (`$settings.theme`, part of a
+  /// stored value) and a value with no key.
+  public func reset() async throws {
+    try await box.reference.reset()
+  }
+
   /// Whether the key is still loading the value.
   public var isLoading: Bool { box.reference.isLoading }
 

@@ -11,19 +11,23 @@
 /// }
 /// ```
 ///
-/// Tests use ``withBootstrap(configuration:strategies:isolation:operation:)`` instead: each gets a
+/// Tests use ``withBootstrap(configuration:strategies:keys:isolation:operation:)`` instead: each gets a
 /// registry, in-memory values and live references of its own, so tests run in parallel.
 public enum TetherSystem {
   /// Loads the config and makes it the process's registry.
   ///
   /// Throws the config's first error (located at `file:line`), or
   /// `TetherError.alreadyBootstrapped` when called a second time.
+  ///
+  /// With `keys`, the app's ``KeyDeclaration``s, the config is checked against them too, and
+  /// every problem is thrown at once (``TetherError/multiple(_:)`` when there are several).
   public static func bootstrap(
-    configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type]
+    configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type],
+    keys: [KeyDeclaration] = []
   ) throws {
     if TetherScope.process.registry != nil { throw TetherError.alreadyBootstrapped }
     try TetherScope.process.install(
-      StrategyRegistry(configuration: configuration, strategies: strategies))
+      StrategyRegistry(configuration: configuration, strategies: strategies, declarations: keys))
   }
 
   /// Runs `operation` with a registry of its own, overriding any process bootstrap for the tasks
@@ -46,11 +50,13 @@ public enum TetherSystem {
   /// ```
   public static func withBootstrap<R>(
     configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type],
+    keys: [KeyDeclaration] = [],
     isolation: isolated (any Actor)? = #isolation,
     operation: () async throws -> R
   ) async throws -> R {
     let scope = TetherScope(
-      registry: try StrategyRegistry(configuration: configuration, strategies: strategies))
+      registry: try StrategyRegistry(
+        configuration: configuration, strategies: strategies, declarations: keys))
     let result: Result<R, any Error>
     do {
       result = .success(try await TetherScope.$override.withValue(scope, operation: operation))

@@ -80,7 +80,7 @@ extension TetherSystem {
   /// Writes every pending throttled save now, and returns when they are on disk.
   ///
   /// It flushes the writes of the current scope only: inside
-  /// ``withBootstrap(configuration:strategies:isolation:operation:)`` that bootstrap's, elsewhere
+  /// ``withBootstrap(configuration:strategies:keys:isolation:operation:)`` that bootstrap's, elsewhere
   /// the process bootstrap's, so parallel tests do not flush each other's.
   ///
   /// ```swift
