@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "TetherFileStorage", targets: ["TetherFileStorage"]),
     .library(name: "TetherDefaults", targets: ["TetherDefaults"]),
     .library(name: "TetherTesting", targets: ["TetherTesting"]),
+    .library(name: "TetherCommandLine", targets: ["TetherCommandLine"]),
     .executable(name: "tether", targets: ["tether"]),
   ],
   dependencies: [
@@ -84,11 +85,19 @@ let package = Package(
       dependencies: ["Tether", "TetherInMemory", "TetherTesting"],
       swiftSettings: swiftSettings
     ),
-    .executableTarget(
-      name: "tether",
+    // The whole tool as a library, for apps' own settings commands.
+    .target(
+      name: "TetherCommandLine",
       dependencies: [
         "Tether", "TetherInMemory", "TetherFileStorage", "TetherDefaults",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+      name: "tether",
+      dependencies: [
+        "TetherCommandLine", "TetherInMemory", "TetherFileStorage", "TetherDefaults",
       ],
       swiftSettings: swiftSettings
     ),

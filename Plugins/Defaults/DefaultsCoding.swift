@@ -1,5 +1,5 @@
 import Foundation
-import Tether
+package import Tether
 
 /// How values of one type are written to and read from a defaults file, found once per key from
 /// the type itself: a ``DefaultsScalar``, a `RawRepresentable` over one, an `Optional` of any of
@@ -9,14 +9,14 @@ import Tether
 /// text is `name = ""`), so `nil` reads back as `nil` whatever the key's default, while a key
 /// with no line at all shows its default. Read as any other type, `name =` is the empty text, as
 /// it always was.
-struct DefaultsCoding<Value>: Sendable {
+package struct DefaultsCoding<Value>: Sendable {
   /// The literal for a value.
-  let encode: @Sendable (Value) throws(InvalidLiteral) -> INIValue
+  package let encode: @Sendable (Value) throws(InvalidLiteral) -> INIValue
   /// The value of a literal.
-  let decode: @Sendable (INIValue) throws(InvalidLiteral) -> Value
+  package let decode: @Sendable (INIValue) throws(InvalidLiteral) -> Value
 
   /// The coding for `Value`, or `nil` when a defaults file cannot store it.
-  static func make() -> Self? {
+  package static func make() -> Self? {
     guard let erased = ErasedCoding.make(for: Value.self) else { return nil }
     return Self(
       encode: { value throws(InvalidLiteral) in try erased.encode(value) },

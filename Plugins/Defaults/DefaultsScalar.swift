@@ -1,8 +1,8 @@
 import Foundation
 
 /// Why a stored literal is not a value of the key's type.
-struct InvalidLiteral: Error {
-  let message: String
+package struct InvalidLiteral: Error {
+  package let message: String
 }
 
 /// A type stored as one literal in a defaults file: `true`, `42`, `0.1`, `https://…`.

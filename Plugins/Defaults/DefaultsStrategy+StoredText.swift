@@ -25,6 +25,20 @@ extension DefaultsStrategy: StoredTextStrategy {
     return .absent("no value (not set in \(store.file.path))")
   }
 
+  /// The user file's line, else the registration file's.
+  package func valueSource(of name: String, options: StrategyOptions) throws -> String? {
+    try KeyName.validate(name)
+    if let entry = try DefaultsFile.entry(name, in: store.path) {
+      return "\(store.file.path):\(entry.line)"
+    }
+    if let registration = store.registration,
+      let entry = try DefaultsFile.entry(name, in: registration.path)
+    {
+      return "registration \(registration.path):\(entry.line)"
+    }
+    return nil
+  }
+
   /// The literal as the file writes it: `name =` is the empty text, said in a note, which
   /// `tether set` takes back as the same.
   private static func storedText(_ value: INIValue, note: String? = nil) -> StoredText {

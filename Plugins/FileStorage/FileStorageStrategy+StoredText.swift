@@ -19,6 +19,16 @@ extension FileStorageStrategy: StoredTextStrategy {
     }
   }
 
+  /// The file, when it exists.
+  package func valueSource(of name: String, options: StrategyOptions) throws -> String? {
+    let url = try location(of: name, options: options)
+    switch FileContent.read(url.path) {
+    case .missing: return nil
+    case .unreadable(let error): throw StoredTextError("\(url.path): \(error)")
+    case .data: return url.path
+    }
+  }
+
   /// Writes `text` once it parses as JSON, as a holder of the key writes a value: through the
   /// file's store (``StoredJSON`` is the value), so the tool gets every guarantee of a holder's
   /// `save()` — a file that is not JSON kept beside as `NAME.corrupt-<stamp>` first, the file's

@@ -10,6 +10,9 @@ extension InMemoryStrategy: StoredTextStrategy {
     .absent("kept in memory by the process that holds it; nothing is stored")
   }
 
+  /// Nothing is stored outside the holding process.
+  package func valueSource(of name: String, options: StrategyOptions) throws -> String? { nil }
+
   package func setStoredText(_ text: String, of name: String, options: StrategyOptions) throws {
     throw StoredTextError("kept in memory by the process that holds it; there is nothing to set")
   }

@@ -129,11 +129,11 @@ import TetherTesting
       #expect(result.status == 0)
       #expect(
         result.output.contains(
-          "favoriteFacts  file      \(home.path)/data/tether-demo/favorite-facts.json"))
+          "favoriteFacts  -     file      \(home.path)/data/tether-demo/favorite-facts.json"))
       #expect(
         result.output.contains(
-          "count          defaults  \(home.path)/config/tether-demo/defaults.ini count"))
-      #expect(result.output.contains("session.*      memory"))
+          "count          -     defaults  \(home.path)/config/tether-demo/defaults.ini count"))
+      #expect(result.output.contains("session.*      -     memory"))
     }
   }
 

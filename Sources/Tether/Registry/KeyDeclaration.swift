@@ -46,7 +46,7 @@ public struct KeyDeclaration: Sendable, CustomStringConvertible {
 
 /// A declared key with its value type, to be opened by code generic over the value (the
 /// settings tool parses, prints and saves through it).
-package protocol DeclaredKey: Sendable {
+package protocol DeclaredKey<Value>: Sendable {
   associatedtype Value: Codable & Sendable
   /// The key with its default.
   var key: RegisteredKey<Value>.Default { get }

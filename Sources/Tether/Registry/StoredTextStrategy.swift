@@ -12,6 +12,11 @@ package protocol StoredTextStrategy: PersistenceStrategy {
   /// What is stored for `name`; throws when it cannot be read.
   func storedText(of name: String, options: StrategyOptions) throws -> StoredText
 
+  /// Where the value a holder of `name` loads comes from: the file, a defaults file's
+  /// `path:line`, a registration file's (`registration path:line`); `nil` when nothing is
+  /// stored, and holders show their default.
+  func valueSource(of name: String, options: StrategyOptions) throws -> String?
+
   /// Checks that `text` is a stored form of a value and writes it through the code a holder's
   /// `save()` writes with (so its backups, locks and checks hold for the tool too); throws a
   /// ``StoredTextError`` saying why, with the store untouched, when it is not.

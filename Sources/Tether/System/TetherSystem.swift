@@ -14,6 +14,9 @@
 /// Tests use ``withBootstrap(configuration:strategies:keys:isolation:operation:)`` instead: each gets a
 /// registry, in-memory values and live references of its own, so tests run in parallel.
 public enum TetherSystem {
+  /// This release of Tether: what `tether --version` prints.
+  public static let version = "0.1.0"
+
   /// Loads the config and makes it the process's registry.
   ///
   /// Throws the config's first error (located at `file:line`), or
@@ -54,9 +57,20 @@ public enum TetherSystem {
     isolation: isolated (any Actor)? = #isolation,
     operation: () async throws -> R
   ) async throws -> R {
-    let scope = TetherScope(
-      registry: try StrategyRegistry(
-        configuration: configuration, strategies: strategies, declarations: keys))
+    try await withRegistry(
+      StrategyRegistry(configuration: configuration, strategies: strategies, declarations: keys),
+      operation: operation)
+  }
+
+  /// Runs `operation` in a scope of its own bootstrapped with `registry`, as
+  /// ``withBootstrap(configuration:strategies:keys:isolation:operation:)`` does: for a caller
+  /// that built the registry itself (the settings tool tolerates kinds it does not have).
+  package static func withRegistry<R>(
+    _ registry: StrategyRegistry,
+    isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> R
+  ) async throws -> R {
+    let scope = TetherScope(registry: registry)
     let result: Result<R, any Error>
     do {
       result = .success(try await TetherScope.$override.withValue(scope, operation: operation))

@@ -2,15 +2,17 @@ import ArgumentParser
 import Foundation
 import Tether
 
-/// `tether set KEY VALUE`: validates, then writes atomically through the library's own code.
+/// `set KEY VALUE`: checks the value, then writes it through the library.
 struct SetCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "set",
-    abstract: "Write a key's stored value: JSON for files, an INI literal for defaults.",
-    discussion: "The value is checked first; an invalid one leaves the file untouched.")
+    abstract: "Write a key's value: an INI literal for scalars (42, true, text), JSON otherwise.",
+    discussion: "A declared key takes a value of its type only; an undeclared one its stored "
+      + "form (JSON for files, an INI literal for defaults). A value that does not fit is "
+      + "refused, naming the type, and nothing is written.")
 
   @OptionGroup var options: ConfigOptions
-  @Argument(help: "The key's name.") var key: String
+  @Argument(help: "The key's name.", completion: keyNameCompletion) var key: String
   @Argument(help: "The value (or use --file).") var value: String?
   @Option(name: .long, help: "Read the value from a file; - reads standard input.")
   var file: String?
@@ -22,17 +24,14 @@ struct SetCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let mapped = try MappedKey(key, in: try options.registry())
-    let text = try readValue()
-    guard let strategy = mapped.strategy else {
-      printError("\(key): the \(mapped.kind) strategy is not one tether can write")
-      throw ExitCode.failure
-    }
-    do {
-      try await strategy.setStoredText(text, of: key, options: mapped.options)
-    } catch let error as StoredTextError {
-      printError("\(key): \(error)")
-      throw ExitCode.failure
+    try await options.withSession { session in
+      let key = try session.key(key)
+      let text = try readValue()
+      do {
+        try await key.write(text)
+      } catch {
+        throw fail("\(error)")
+      }
     }
   }
 
@@ -46,8 +45,7 @@ struct SetCommand: AsyncParsableCommand {
       do {
         data = try UserFile.read(source, as: "the value (--file)")
       } catch {
-        printError("\(error)")
-        throw ExitCode.failure
+        throw fail("\(error)")
       }
     }
     return String(decoding: data, as: UTF8.self)

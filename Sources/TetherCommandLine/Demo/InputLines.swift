@@ -14,7 +14,7 @@ struct InputLines: Sendable {
     return AsyncStream { continuation in
       Thread {
         while true {
-          if isTerminal { write(prompt) }
+          if isTerminal { Output.write(prompt) }
           guard let line = readLine() else { break }
           continuation.yield(line)
         }

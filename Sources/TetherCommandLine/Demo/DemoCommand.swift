@@ -16,10 +16,11 @@ struct DemoCommand: AsyncParsableCommand {
   func run() async throws {
     do {
       try TetherSystem.bootstrap(
-        configuration: options.configuration, strategies: ConfigOptions.strategies)
+        configuration: options.configuration(), strategies: ToolSetup.current.strategies)
+    } catch let error as ExitCode {
+      throw error
     } catch {
-      printError("\(error)")
-      throw ExitCode.failure
+      throw fail("\(error)")
     }
     TetherSystem.flushOnTermination()
     let session = DemoSession()
@@ -175,6 +176,6 @@ final class DemoSession: Sendable {
   }
 
   private func say(_ line: String) {
-    write(line + "\n")
+    Output.write(line + "\n")
   }
 }

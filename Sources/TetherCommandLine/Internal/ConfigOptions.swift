@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import Tether
+
+/// The options every command that reads a config shares: which config, and JSON output.
+struct ConfigOptions: ParsableArguments {
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "The config file.",
+      discussion: "Else $TETHER_CONFIG, else ./Config/tether.conf, else "
+        + "$XDG_CONFIG_HOME/<app>/tether.conf."),
+    completion: .file(extensions: ["conf"]))
+  var config: String?
+
+  /// The config the command reads: `--config`, else the search every app can make
+  /// (``TetherConfiguration/discover(app:environment:currentDirectory:)``).
+  func configuration() throws -> TetherConfiguration {
+    if let config { return .file(config) }
+    do {
+      return try TetherConfiguration.discover(app: ToolSetup.current.command.app)
+    } catch {
+      throw fail("\(error)")
+    }
+  }
+
+  /// Runs `body` with the config loaded into a scope of its own, as an app's bootstrap would
+  /// load it (with the app's declarations, checked), and its writes flushed before returning.
+  func withSession<R>(_ body: (ToolSession) async throws -> R) async throws -> R {
+    let setup = ToolSetup.current
+    let registry: StrategyRegistry
+    do {
+      registry = try StrategyRegistry(
+        configuration: configuration(), strategies: setup.strategies,
+        declarations: setup.declarations,
+        unknownKinds: setup.isPlain ? .tolerated : .refused)
+    } catch let error as ExitCode {
+      throw error
+    } catch {
+      throw fail("\(error)")
+    }
+    return try await TetherSystem.withRegistry(registry) {
+      try await body(ToolSession(registry: registry, setup: setup))
+    }
+  }
+}
+
+/// `--json` for commands that print values.
+struct OutputOptions: ParsableArguments {
+  @Flag(name: .long, help: "Print JSON: one object per line.")
+  var json = false
+}
+
+/// Says `message` on standard error; the error that ends the command with exit status 1.
+func fail(_ message: String) -> ExitCode {
+  Output.error(message)
+  return .failure
+}
+
+/// Completes key names: the declared ones and the names the config maps exactly.
+let keyNameCompletion = CompletionKind.custom { words, _, _ in
+  let setup = ToolSetup.current
+  var names = setup.declarations.map(\.name)
+  let configIndex = words.firstIndex(of: "--config")
+  let configuration: TetherConfiguration?
+  if let configIndex, words.indices.contains(configIndex + 1) {
+    configuration = .file(words[configIndex + 1])
+  } else {
+    do {
+      configuration = try TetherConfiguration.discover(app: setup.command.app)
+    } catch {
+      configuration = nil
+    }
+  }
+  // Completion offers what it can: a config that does not load adds no names.
+  if let configuration {
+    do {
+      let registry = try StrategyRegistry(
+        configuration: configuration, strategies: setup.strategies, unknownKinds: .tolerated)
+      names += registry.mapping.rules.map(\.pattern).filter { !$0.hasSuffix("*") }
+    } catch {}
+  }
+  return Array(Set(names)).sorted()
+}

@@ -1,0 +1,9 @@
+import TetherCommandLine
+import TetherDefaults
+import TetherFileStorage
+import TetherInMemory
+
+// The plain tool: Tether's own strategies, no app's key declarations.
+await TetherCommand(
+  strategies: [InMemoryStrategy.self, FileStorageStrategy.self, DefaultsStrategy.self]
+).main()
