@@ -151,7 +151,7 @@ let package = Package(
       name: "TetherCLITests",
       dependencies: [
         "Tether", "TetherTesting", "TetherDefaults", "TetherFileStorage", "TetherInMemory",
-        "tether",
+        "TetherCommandLine", "tether",
       ],
       swiftSettings: swiftSettings
     ),

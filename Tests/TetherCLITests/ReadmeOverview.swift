@@ -17,11 +17,19 @@ extension SharedKey where Self == RegisteredKey<[Fact]>.Default {
   static var favoriteFacts: Self { Self[.registered("favoriteFacts"), default: []] }
 }
 
+// What each key is for: startup checks them against the config, and the settings tool
+// reads and writes each as its type.
+let appKeys: [KeyDeclaration] = [
+  .key(.count, "How many times the counter was pressed."),
+  .key(.favoriteFacts, "Facts saved as favourites, oldest first."),
+]
+
 func startApp() throws {
-  // At startup: the config decides where each key lives.
+  // At startup: the config decides where each key lives; every mistake is reported at once.
   try TetherSystem.bootstrap(
     configuration: .file("Config/tether.conf"),
-    strategies: [InMemoryStrategy.self, FileStorageStrategy.self, DefaultsStrategy.self])
+    strategies: [InMemoryStrategy.self, FileStorageStrategy.self, DefaultsStrategy.self],
+    keys: appKeys)
 }
 
 func counter() {

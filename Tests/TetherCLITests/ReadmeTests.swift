@@ -10,6 +10,7 @@ import Testing
   /// Where the samples live: the overview here, the strategy example and its test, the trait's test.
   static let sources = [
     "Tests/TetherCLITests/ReadmeOverview.swift",
+    "Tests/TetherCLITests/ReadmeSettings.swift",
     "Tests/TetherTests/Examples/JournalStrategy.swift",
     "Tests/TetherTests/Examples/JournalStrategyTests.swift",
     "Tests/TetherTests/TetherBootstrapTraitTests.swift",

@@ -137,13 +137,22 @@ enum DeclaredValues {
     switch error {
     case DecodingError.typeMismatch(let type, let context),
       DecodingError.valueNotFound(let type, let context):
-      return "expected \(TypeName.of(type))\(path(context))"
+      return "expected \(expected(type))\(path(context))"
     case DecodingError.keyNotFound(let key, let context):
       return "missing \"\(key.stringValue)\"\(path(context))"
     case DecodingError.dataCorrupted(let context):
       return context.debugDescription + path(context)
     default:
       return "\(error)"
+    }
+  }
+
+  /// What a decoder expected, in words: a JSON array or object rather than `[Any]`.
+  private static func expected(_ type: Any.Type) -> String {
+    switch TypeName.of(type) {
+    case "[Any]": return "a JSON array"
+    case "[String: Any]": return "a JSON object"
+    case let name: return name
     }
   }
 
