@@ -103,4 +103,16 @@ import TetherTesting
       #expect((object?["location"] as? String)?.hasSuffix("favorite-facts.json") == true)
     }
   }
+
+  /// The shell's completion script asks the tool for key names: the names the config maps.
+  @Test func keyNamesComplete() async throws {
+    let script = try await tether(["--generate-completion-script", "bash"])
+    #expect(script.output.contains("---completion get -- positional@0"))
+    let names = try await tether(
+      [
+        "---completion", "get", "--", "positional@0", "4", "0", "tether", "get", "--config",
+        shippedConfig, "",
+      ])
+    #expect(names.output.split(separator: "\n") == ["count", "favoriteFacts"], "\(names.errors)")
+  }
 }
