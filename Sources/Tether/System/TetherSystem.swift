@@ -16,11 +16,14 @@
 public enum TetherSystem {
   /// Loads the config and makes it the process's registry.
   ///
-  /// Throws the config's first error (located at `file:line`), or
+  /// Throws every error of the config at once, each located at `file:line` (one error as
+  /// itself, several as ``TetherError/multiple(_:)`` in file order), or
   /// `TetherError.alreadyBootstrapped` when called a second time.
   ///
-  /// With `keys`, the app's ``KeyDeclaration``s, the config is checked against them too, and
-  /// every problem is thrown at once (``TetherError/multiple(_:)`` when there are several).
+  /// With `keys`, the app's ``KeyDeclaration``s, the config is checked against them too: every
+  /// declared key mapped, a type its strategy can store, each exact `[keys]` name and
+  /// `[key.NAME]` section a declared key. Each name then has its declared type: a holder of
+  /// another type gets ``TetherError/typeConflict(key:type:existing:)`` as its `loadError`.
   public static func bootstrap(
     configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type],
     keys: [KeyDeclaration] = []
