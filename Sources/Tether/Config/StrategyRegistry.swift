@@ -87,8 +87,13 @@ package final class StrategyRegistry: Sendable {
     ).load(strategies)
     let registry = StrategyRegistry(
       loaded: loaded, origin: configuration.origin, declarations: declarations)
+    // The declared keys it resolves belong to a scope of their own, gone with the registry:
+    // checking a config leaves nothing in the caller's.
+    let declarationErrors = TetherScope.$override.withValue(TetherScope()) {
+      registry.declarationErrors()
+    }
     return TetherError.inFileOrder(
-      loaded.errors + registry.declarationErrors(), origin: configuration.origin)
+      loaded.errors + declarationErrors, origin: configuration.origin)
   }
 
   /// The kind this program does not have that the strategy of `name` is, when the config maps

@@ -29,8 +29,9 @@ public enum TetherSystem {
     keys: [KeyDeclaration] = []
   ) throws {
     if TetherScope.process.registry != nil { throw TetherError.alreadyBootstrapped }
-    try TetherScope.process.install(
-      StrategyRegistry(configuration: configuration, strategies: strategies, declarations: keys))
+    try TetherScope.process.bootstrap {
+      try StrategyRegistry(configuration: configuration, strategies: strategies, declarations: keys)
+    }
   }
 
   /// Runs `operation` with a registry of its own, overriding any process bootstrap for the tasks
@@ -57,9 +58,10 @@ public enum TetherSystem {
     isolation: isolated (any Actor)? = #isolation,
     operation: () async throws -> R
   ) async throws -> R {
-    let scope = TetherScope(
-      registry: try StrategyRegistry(
-        configuration: configuration, strategies: strategies, declarations: keys))
+    let scope = TetherScope()
+    try scope.bootstrap {
+      try StrategyRegistry(configuration: configuration, strategies: strategies, declarations: keys)
+    }
     let result: Result<R, any Error>
     do {
       result = .success(try await TetherScope.$override.withValue(scope, operation: operation))

@@ -175,6 +175,26 @@ enum Declared {
     }
   }
 
+  /// Declared keys are resolved at startup, in the bootstrap's own scope: their values belong
+  /// to it, as an undeclared key's do, never to the scope that called `withBootstrap`.
+  @Test func declaredKeysResolvedAtStartupBelongToTheirBootstrap() async throws {
+    try await TetherScope.withIsolatedScope {
+      for _ in 0..<2 {
+        try await TetherSystem.withBootstrap(
+          configuration: .string("[keys]\n* = memory\n"), strategies: testStrategies,
+          keys: [Declared.launches]
+        ) {
+          @Shared(.launches) var launches
+          #expect(launches == 0, "a value from another bootstrap")
+          $launches.withLock { $0 = 5 }
+        }
+      }
+      // Nor was anything left in the calling scope.
+      @Shared(.inMemory("launches")) var outside = -1
+      #expect(outside == -1)
+    }
+  }
+
   @Test func aDeclarationIsLocatedWhereItIsWritten() {
     let line = #line + 1
     let declaration = KeyDeclaration.key(.launches, "Launches.")
