@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import Testing
 import Tether
 import TetherInMemory
@@ -71,32 +73,77 @@ import TetherTesting
     }
   }
 
-  /// Types racing to resolve one name: exactly one wins, every use of it succeeds, every use
-  /// of the other fails with the conflict.
-  @Test func typesRacingForOneNameLeaveExactlyOne() async throws {
-    for round in 0..<20 {
-      let registry = try StrategyRegistry(
-        configuration: .string("[keys]\n* = memory\n"), strategies: [InMemoryStrategy.self])
-      let name = "race\(round)"
-      let outcomes = await withTaskGroup(of: (isInt: Bool, resolved: Bool).self) { group in
-        for task in 0..<16 {
-          group.addTask {
-            if task.isMultiple(of: 2) {
-              return (true, Self.succeeded(registry.key(named: name, as: Int.self)))
-            }
-            return (false, Self.succeeded(registry.key(named: name, as: String.self)))
-          }
-        }
-        return await group.reduce(into: []) { $0.append($1) }
+  /// Two types resolving one name at the same time (both past the first look, both inside the
+  /// strategy at once): exactly one becomes the name's type, the other fails with the conflict.
+  @Test func typesResolvingAtOnceLeaveExactlyOne() throws {
+    let registry = try StrategyRegistry(
+      configuration: .string("[keys]\n* = rendezvous\n"), strategies: [RendezvousStrategy.self])
+    let strategy = try #require(registry.instances["rendezvous"]?.strategy as? RendezvousStrategy)
+    let results = Mutex<[Bool]>([])
+    let finished = DispatchGroup()
+    // Threads, not tasks: each blocks in the strategy until the other arrives.
+    for asInt in [true, false] {
+      finished.enter()
+      Thread.detachNewThread {
+        let resolved =
+          asInt
+          ? Self.succeeded(registry.key(named: "level", as: Int.self))
+          : Self.succeeded(registry.key(named: "level", as: String.self))
+        results.withLock { $0.append(resolved) }
+        finished.leave()
       }
-      let ints = outcomes.filter(\.isInt).map(\.resolved)
-      let strings = outcomes.filter { !$0.isInt }.map(\.resolved)
-      #expect(Set(ints).count == 1 && Set(strings).count == 1 && ints[0] != strings[0])
     }
+    #expect(finished.wait(timeout: .now() + 10) == .success)
+    #expect(strategy.rendezvous.met, "the two resolutions were never inside the strategy at once")
+    #expect(results.withLock { $0.sorted { !$0 && $1 } } == [false, true])
   }
 
   private static func succeeded<T>(_ result: Result<T, TetherError>) -> Bool {
     if case .success = result { return true }
     return false
+  }
+}
+
+/// A strategy whose key requests wait for each other: two of them are inside it at once.
+struct RendezvousStrategy: PersistenceStrategy {
+  static let kind = "rendezvous"
+  let rendezvous = Rendezvous(parties: 2)
+
+  init(options: StrategyOptions) throws {}
+
+  func key<Value: Sendable>(
+    named name: String, as type: Value.Type, options: StrategyOptions
+  ) throws -> any SharedKey<Value> {
+    rendezvous.arrive()
+    return InMemoryKey<Value>.inMemory("rendezvous:\(name)")
+  }
+}
+
+/// Holds each arrival until `parties` have arrived (or a deadline passes, so a test fails
+/// rather than hangs).
+final class Rendezvous: Sendable {
+  private let parties: Int
+  private let arrived = Mutex(0)
+  private let together = DispatchSemaphore(value: 0)
+  private let allArrived = Atomic(false)
+
+  init(parties: Int) {
+    self.parties = parties
+  }
+
+  /// Whether every party arrived before the deadline.
+  var met: Bool { allArrived.load(ordering: .acquiring) }
+
+  func arrive() {
+    let count = arrived.withLock { count in
+      count += 1
+      return count
+    }
+    if count == parties {
+      allArrived.store(true, ordering: .releasing)
+      for _ in 1..<parties { together.signal() }
+    } else if count < parties {
+      _ = together.wait(timeout: .now() + 5)
+    }
   }
 }
