@@ -48,7 +48,11 @@ private struct Pass {
   let loader: ConfigLoader
   let origin: String
   let kinds: [String: any PersistenceStrategy.Type]
+  /// The entries, each value cut before a comment it seems to end in (reported as such): the
+  /// rest of the config is checked for what was meant, so `throttle = 1s  # a second` is one
+  /// error, and a misspelt option on such a line is still found.
   let entries: [INIDocument.Entry]
+  let trailingComments: [TetherError]
   let sections: [String: [INIDocument.Entry]]
   let sectionLines: [String: Int]
   var loaded = ConfigLoader.Loaded()
@@ -64,7 +68,8 @@ private struct Pass {
     origin = loader.origin
     errors = loader.document.problems.map(\.error)
     kinds = Self.kinds(strategies, errors: &errors)
-    entries = loader.document.entries
+    (entries, trailingComments) = ConfigLoader.cuttingTrailingComments(
+      loader.document.entries, in: loader.document, origin: loader.origin)
     sections = Dictionary(grouping: entries, by: \.section)
     sectionLines = loader.document.sectionLines
   }
@@ -237,19 +242,10 @@ private struct Pass {
     }
   }
 
-  /// The tables and the errors. A line whose value took in a trailing comment is reported for
-  /// that alone: what the value then gets wrong (`throttle = 1s  # a second` is no duration)
-  /// follows from it.
+  /// The tables and every error found.
   func finish() -> ConfigLoader.Loaded {
     var loaded = loaded
-    let comments = ConfigLoader.trailingComments(entries, in: loader.document, origin: origin)
-    let lines = Set(comments.compactMap { $0.fileLine?.line })
-    loaded.errors =
-      comments
-      + errors.filter { error in
-        guard let (file, line) = error.fileLine, file == origin else { return true }
-        return !lines.contains(line)
-      }
+    loaded.errors = trailingComments + errors
     return loaded
   }
 
@@ -314,24 +310,33 @@ extension ConfigLoader {
       message: "unknown option \(name) in [\(section)]", location: options.location(of: name))
   }
 
-  /// Values that look as if they end in a comment, as errors: the grammar has whole-line
-  /// comments only, so `directory = data  # relative to the config` would name a folder
-  /// `data  # relative to the config`.
-  static func trailingComments(
+  /// `entries` with each value that looks as if it ends in a comment cut before it, and an
+  /// error for each: the grammar has whole-line comments only, so
+  /// `directory = data  # relative to the config` would name a folder
+  /// `data  # relative to the config`. A quoted value is taken as written.
+  static func cuttingTrailingComments(
     _ entries: [INIDocument.Entry], in document: INIDocument, origin: String
-  ) -> [TetherError] {
-    entries.compactMap { entry in
-      let bytes = entry.value.utf8
-      let commented = zip(bytes, bytes.dropFirst()).contains { space, mark in
-        (space == UInt8(ascii: " ") || space == UInt8(ascii: "\t"))
-          && (mark == UInt8(ascii: "#") || mark == UInt8(ascii: ";"))
+  ) -> (entries: [INIDocument.Entry], errors: [TetherError]) {
+    var errors: [TetherError] = []
+    let cut = entries.map { entry -> INIDocument.Entry in
+      let bytes = Array(entry.value.utf8)
+      let comment = bytes.indices.dropLast().first { index in
+        [UInt8(ascii: " "), UInt8(ascii: "\t")].contains(bytes[index])
+          && [UInt8(ascii: "#"), UInt8(ascii: ";")].contains(bytes[index + 1])
       }
-      guard commented, !document.isQuoted(entry) else { return nil }
-      return .invalidConfiguration(
-        message: "the value of \"\(entry.name)\" would be \(String(reflecting: entry.value)), "
-          + "comment included: comments take whole lines; put the comment on a line of its "
-          + "own, or quote the value to keep the text",
-        location: "\(origin):\(entry.line)")
+      guard let comment, !document.isQuoted(entry) else { return entry }
+      errors.append(
+        .invalidConfiguration(
+          message: "the value of \"\(entry.name)\" would be \(String(reflecting: entry.value)), "
+            + "comment included: comments take whole lines; put the comment on a line of its "
+            + "own, or quote the value to keep the text",
+          location: "\(origin):\(entry.line)"))
+      // Cut at an ASCII space, so on a character boundary.
+      var kept = String(decoding: bytes[..<comment], as: UTF8.self)
+      while kept.last == " " || kept.last == "\t" { kept.removeLast() }
+      return INIDocument.Entry(
+        section: entry.section, name: entry.name, value: kept, line: entry.line)
     }
+    return (cut, errors)
   }
 }

@@ -259,8 +259,9 @@ extension ConfigErrorTests {
   }
 
   /// The grammar has whole-line comments only: a value that looks as if it ends in one (a
-  /// space or tab, then `#` or `;`) is an error at its line, unless it is quoted; what the
-  /// value then gets wrong (no such strategy, no duration) is not reported besides.
+  /// space or tab, then `#` or `;`) is an error at its line, unless it is quoted. The rest is
+  /// checked for the value without it: no "unknown strategy" or "not a duration" besides, but
+  /// a misspelt option on such a line is still found.
   @Test func aValueThatLooksAsIfItEndsInACommentIsAnError() throws {
     let text = """
       [keys]
@@ -271,6 +272,7 @@ extension ConfigErrorTests {
       [strategy.probe]
       throttle = 1s # one second
       directory = data     # relative to the config
+      colour = red  # mine
       [key.c]
       label = "kept # quoted"
       """
@@ -279,6 +281,8 @@ extension ConfigErrorTests {
       #"t.conf:5: the value of "d" would be "memory\t; the rest", comment included: comments take whole lines; put the comment on a line of its own, or quote the value to keep the text"#,
       #"t.conf:7: the value of "throttle" would be "1s # one second", comment included: comments take whole lines; put the comment on a line of its own, or quote the value to keep the text"#,
       #"t.conf:8: the value of "directory" would be "data     # relative to the config", comment included: comments take whole lines; put the comment on a line of its own, or quote the value to keep the text"#,
+      #"t.conf:9: the value of "colour" would be "red  # mine", comment included: comments take whole lines; put the comment on a line of its own, or quote the value to keep the text"#,
+      "t.conf:9: unknown option colour in [strategy.probe]",
     ]
     let errors = StrategyRegistry.diagnose(
       configuration: .string(text, origin: "t.conf"), strategies: testStrategies)
