@@ -17,21 +17,23 @@ package struct KeyMapping: Sendable {
   package init() {}
 
   /// Adds a `[keys]` line; errors are located at `origin:line`.
-  package mutating func add(pattern: String, strategy: String, line: Int, origin: String) throws {
+  package mutating func add(
+    pattern: String, strategy: String, line: Int, origin: String
+  ) throws(TetherError) {
     let location = "\(origin):\(line)"
     guard !strategy.isEmpty else {
-      throw TetherError.invalidConfiguration(
+      throw .invalidConfiguration(
         message: "empty mapping: \"\(pattern)\" needs a strategy, e.g. \(pattern) = memory",
         location: location)
     }
     if let star = pattern.firstIndex(of: "*"), star != pattern.index(before: pattern.endIndex) {
-      throw TetherError.invalidConfiguration(
+      throw .invalidConfiguration(
         message: "\"*\" may only end a pattern, as in session.* or *, in \"\(pattern)\"",
         location: location)
     }
     // An exact name that no key can have maps nothing: said now rather than never matched.
     if !pattern.hasSuffix("*"), let reason = KeyName.problem(with: pattern) {
-      throw TetherError.invalidConfiguration(
+      throw .invalidConfiguration(
         message: "\"\(pattern)\" is not a key name: \(reason)", location: location)
     }
     rules.append(Rule(pattern: pattern, strategy: strategy, line: line))

@@ -44,7 +44,7 @@ public enum TetherConfiguration: Sendable {
 
   /// The text parsed on past lines that do not parse (a repeated section header among them),
   /// which the document lists as its ``INIDocument/problems``: for reporting every error.
-  package func lenientDocument() throws -> INIDocument {
+  package func lenientDocument() throws(TetherError) -> INIDocument {
     switch self {
     case .string(let text, let origin):
       return try INIDocument(

@@ -54,6 +54,12 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
   /// Several errors found at once (a config and its key declarations checked at startup), in
   /// file order.
   case multiple([TetherError])
+  /// The registered name `key` is mapped to a strategy of `kind`, which this program does not
+  /// have (the `tether` tool reading an app's config); `location` is the `[keys]` line that
+  /// maps it.
+  case foreignStrategy(key: String, kind: String, location: String)
+  /// No config file was found in any of the places `tried`, each in words.
+  case configurationNotFound(tried: [String])
 
   /// The message, prefixed with `file:line` when the error has a location.
   public var description: String {
@@ -101,6 +107,11 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         + "type (two would be two values that never meet)"
     case .multiple(let errors):
       return errors.map(\.description).joined(separator: "\n")
+    case .foreignStrategy(let key, let kind, let location):
+      return "key \"\(key)\" is mapped to \(kind) (\(location)), a strategy this program "
+        + "does not have"
+    case .configurationNotFound(let tried):
+      return "no config file found; looked for " + tried.joined(separator: ", then ")
     }
   }
 
@@ -110,9 +121,10 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case .notBootstrapped(let key), .unmappedKey(let key, _), .unsupportedType(_, let key, _),
       .invalidValue(let key, _, _), .noValue(let key), .invalidKeyName(let key, _),
       .notSaved(let key, _), .conflict(let key, _), .notTransactional(let key, _),
-      .notResettable(let key, _), .typeConflict(let key, _, _):
+      .notResettable(let key, _), .typeConflict(let key, _, _), .foreignStrategy(let key, _, _):
       return key
-    case .alreadyBootstrapped, .invalidConfiguration, .invalidOption, .unusableFile, .multiple:
+    case .alreadyBootstrapped, .invalidConfiguration, .invalidOption, .unusableFile, .multiple,
+      .configurationNotFound:
       return nil
     }
   }

@@ -64,6 +64,11 @@ public struct StrategyOptions: Sendable {
     return "\(origin):\(line)"
   }
 
+  /// The line option `name` was written at, when it comes from a file.
+  package func line(of name: String) -> Int? {
+    options.first { $0.name == name }?.line
+  }
+
   /// An error about option `name`, located where it was written.
   public func invalid(_ name: String, _ message: String) -> TetherError {
     .invalidOption(name: name, message: message, location: location(of: name))

@@ -61,6 +61,13 @@ package final class TetherScope: Sendable {
     guard wasEmpty else { throw .alreadyBootstrapped }
   }
 
+  /// Bootstraps this scope with the registry `make` makes, made with this scope as the current
+  /// one: declared keys are resolved as the registry loads, and a key belongs to the scope it
+  /// is made in (its in-memory value, its store), whichever scope calls.
+  package func bootstrap(_ make: () throws -> StrategyRegistry) throws {
+    try Self.$override.withValue(self) { try install(make()) }
+  }
+
   /// The key that stores the registered name `name` as `Value` in this scope.
   package func resolve<Value: Sendable>(
     _ name: String, as type: Value.Type

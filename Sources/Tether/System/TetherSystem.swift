@@ -19,18 +19,22 @@ public enum TetherSystem {
 
   /// Loads the config and makes it the process's registry.
   ///
-  /// Throws the config's first error (located at `file:line`), or
+  /// Throws every error of the config at once, each located at `file:line` (one error as
+  /// itself, several as ``TetherError/multiple(_:)`` in file order), or
   /// `TetherError.alreadyBootstrapped` when called a second time.
   ///
-  /// With `keys`, the app's ``KeyDeclaration``s, the config is checked against them too, and
-  /// every problem is thrown at once (``TetherError/multiple(_:)`` when there are several).
+  /// With `keys`, the app's ``KeyDeclaration``s, the config is checked against them too: every
+  /// declared key mapped, a type its strategy can store, each exact `[keys]` name and
+  /// `[key.NAME]` section a declared key. Each name then has its declared type: a holder of
+  /// another type gets ``TetherError/typeConflict(key:type:existing:)`` as its `loadError`.
   public static func bootstrap(
     configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type],
     keys: [KeyDeclaration] = []
   ) throws {
     if TetherScope.process.registry != nil { throw TetherError.alreadyBootstrapped }
-    try TetherScope.process.install(
-      StrategyRegistry(configuration: configuration, strategies: strategies, declarations: keys))
+    try TetherScope.process.bootstrap {
+      try StrategyRegistry(configuration: configuration, strategies: strategies, declarations: keys)
+    }
   }
 
   /// Runs `operation` with a registry of its own, overriding any process bootstrap for the tasks
@@ -58,19 +62,21 @@ public enum TetherSystem {
     operation: () async throws -> R
   ) async throws -> R {
     try await withRegistry(
-      StrategyRegistry(configuration: configuration, strategies: strategies, declarations: keys),
+      { try StrategyRegistry(configuration: configuration, strategies: strategies, declarations: keys) },
       operation: operation)
   }
 
-  /// Runs `operation` in a scope of its own bootstrapped with `registry`, as
+  /// Runs `operation` in a scope of its own bootstrapped with the registry `make` builds (with
+  /// that scope current, so declared keys resolve into it), as
   /// ``withBootstrap(configuration:strategies:keys:isolation:operation:)`` does: for a caller
-  /// that built the registry itself (the settings tool tolerates kinds it does not have).
+  /// that builds the registry itself (the settings tool tolerates kinds it does not have).
   package static func withRegistry<R>(
-    _ registry: StrategyRegistry,
+    _ make: () throws -> StrategyRegistry,
     isolation: isolated (any Actor)? = #isolation,
     operation: () async throws -> R
   ) async throws -> R {
-    let scope = TetherScope(registry: registry)
+    let scope = TetherScope()
+    try scope.bootstrap(make)
     let result: Result<R, any Error>
     do {
       result = .success(try await TetherScope.$override.withValue(scope, operation: operation))

@@ -15,17 +15,18 @@ struct CheckCommand: AsyncParsableCommand {
     let configuration = try options.configuration()
     let errors = StrategyRegistry.diagnose(
       configuration: configuration, strategies: setup.strategies,
-      declarations: setup.declarations, unknownKinds: setup.isPlain ? .tolerated : .refused)
+      declarations: setup.declarations, unknownKinds: setup.isPlain ? .tolerated : .rejected)
     guard errors.isEmpty else {
       for error in errors { Output.error("\(error)") }
       throw ExitCode.failure
     }
     try await options.withSession { session in
       let registry = session.registry
-      for (name, kind) in registry.foreignStrategies.sorted(by: { $0.key < $1.key }) {
+      for foreign in registry.foreignStrategies {
         Output.error(
-          "note: strategy \"\(name)\" is of kind \(kind), which this tool does not have: its "
-            + "options and keys are not checked here; use your app's own settings command")
+          "\(configuration.origin):\(foreign.line): note: strategy \"\(foreign.name)\" is of "
+            + "kind \(foreign.kind), which this tool does not have: its options and keys are not "
+            + "checked here; use your app's own settings command")
       }
       let kinds = Set(registry.instances.values.map(\.kind)).sorted()
       let declared = setup.declarations.isEmpty ? "" : ", \(setup.declarations.count) declared keys"

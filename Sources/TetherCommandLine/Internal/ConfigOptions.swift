@@ -28,19 +28,25 @@ struct ConfigOptions: ParsableArguments {
   /// load it (with the app's declarations, checked), and its writes flushed before returning.
   func withSession<R>(_ body: (ToolSession) async throws -> R) async throws -> R {
     let setup = ToolSetup.current
-    let registry: StrategyRegistry
+    let configuration = try configuration()
     do {
-      registry = try StrategyRegistry(
-        configuration: configuration(), strategies: setup.strategies,
-        declarations: setup.declarations,
-        unknownKinds: setup.isPlain ? .tolerated : .refused)
+      return try await TetherSystem.withRegistry({
+        try StrategyRegistry(
+          configuration: configuration, strategies: setup.strategies,
+          declarations: setup.declarations,
+          unknownKinds: setup.isPlain ? .tolerated : .rejected)
+      }) {
+        guard let registry = TetherScope.current.registry else {
+          throw fail("the config was not loaded")
+        }
+        return try await body(ToolSession(registry: registry, setup: setup))
+      }
     } catch let error as ExitCode {
       throw error
-    } catch {
+    } catch let error as TetherError {
+      // The config's errors, each on a line of its own; a command's own failures are said
+      // where they happen and end as exit codes.
       throw fail("\(error)")
-    }
-    return try await TetherSystem.withRegistry(registry) {
-      try await body(ToolSession(registry: registry, setup: setup))
     }
   }
 }

@@ -258,24 +258,36 @@ extension ConfigErrorTests {
       ])
   }
 
-  /// The grammar has whole-line comments only: a value that looks as if it ends in one is
-  /// taken whole, and a warning names its line, unless the value is quoted.
-  @Test func aValueThatLooksAsIfItEndsInACommentIsWarnedAbout() {
-    LogCapture.install()
-    _ = StrategyRegistry.diagnose(
-      configuration: .string(
-        """
-        [keys]
-        a = memory
-        b = memory  # the rest
-        c = "memory # quoted"
-        d = memory	; the rest
-        """, origin: "trailing-comment.conf"), strategies: testStrategies)
-    let warnings = LogCapture.messages(at: .warning, containing: "trailing-comment.conf:")
-    #expect(
-      warnings.map { $0.prefix(while: { $0 != " " }) } == [
-        "trailing-comment.conf:3:", "trailing-comment.conf:5:",
-      ])
-    #expect(warnings.first?.contains(#"the value of "b" is "memory  # the rest""#) == true)
+  /// The grammar has whole-line comments only: a value that looks as if it ends in one (a
+  /// space or tab, then `#` or `;`) is an error at its line, unless it is quoted. The rest is
+  /// checked for the value without it: no "unknown strategy" or "not a duration" besides, but
+  /// a misspelt option on such a line is still found.
+  @Test func aValueThatLooksAsIfItEndsInACommentIsAnError() throws {
+    let text = """
+      [keys]
+      a = memory
+      b = memory  # the rest
+      c = loose
+      d = memory\t; the rest
+      [strategy.probe]
+      throttle = 1s # one second
+      directory = data     # relative to the config
+      colour = red  # mine
+      [key.c]
+      label = "kept # quoted"
+      """
+    let expected = [
+      #"t.conf:3: the value of "b" would be "memory  # the rest", comment included: comments take whole lines; put the comment on a line of its own, or quote the value to keep the text"#,
+      #"t.conf:5: the value of "d" would be "memory\t; the rest", comment included: comments take whole lines; put the comment on a line of its own, or quote the value to keep the text"#,
+      #"t.conf:7: the value of "throttle" would be "1s # one second", comment included: comments take whole lines; put the comment on a line of its own, or quote the value to keep the text"#,
+      #"t.conf:8: the value of "directory" would be "data     # relative to the config", comment included: comments take whole lines; put the comment on a line of its own, or quote the value to keep the text"#,
+      #"t.conf:9: the value of "colour" would be "red  # mine", comment included: comments take whole lines; put the comment on a line of its own, or quote the value to keep the text"#,
+      "t.conf:9: unknown option colour in [strategy.probe]",
+    ]
+    let errors = StrategyRegistry.diagnose(
+      configuration: .string(text, origin: "t.conf"), strategies: testStrategies)
+    #expect(errors.map(\.description) == expected)
+    let thrown = try #require(configError(text))
+    #expect(thrown == .multiple(errors))
   }
 }
