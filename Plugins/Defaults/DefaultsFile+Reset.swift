@@ -17,15 +17,37 @@ extension DefaultsFile {
   func reset(_ name: String, stored: (Lookup) -> Void) throws {
     // In order, before the removal: none of them can land after it.
     try writer.drain()
-    // A file already missing takes no lock: the lock would make its file, and folders, for a
-    // value that is not there. A write made after this look comes after the reset.
-    let lock = FileContent.read(path) == .missing ? nil : try Self.lockFile(for: path)
+    // A file already missing needs no edit, and takes no lock: the lock would make its file,
+    // and folders, for a value that is not there. A file made after this look was made after
+    // the reset, and is read at the next load.
+    let found = FileContent.read(path) != .missing
+    let lock = found ? try Self.lockFile(for: path) : nil
     // Under the view lock, which deliveries and loads take too: none read before this write is
     // applied after it, and the holders are told of it before any later change.
     view.lock()
     defer { view.unlock() }
     let watch = state.withLock { $0.watches.first }
-    var removed: Parsed?
+    let removed = found ? try removeLines(of: name, watch: watch) : Parsed(INIDocument())
+    let identity = found ? FileIdentity.of(path) : nil
+    let landed = found ? watch?.ownWritesLanded : nil
+    // As after a write: what the file holds now is this process's view of it, and the holders
+    // of other keys whose lines changed on disk are told (the watcher takes this write as this
+    // process's own and delivers nothing).
+    let (lookup, news) = state.withLock { state in
+      state.user = .success(removed)
+      state.userIdentity = identity
+      if let landed { state.ownWritesLanded = landed }
+      state.given[name] = nil
+      return (Self.lookup(name, in: state), Self.news(in: &state, except: [name]))
+    }
+    _ = consume lock  // Let go before telling holders: one may write the file.
+    stored(lookup)
+    Self.deliver(news.deliveries, of: news.changed, state: state)
+  }
+
+  /// Removes every line of `name` from the file, holding its lock; returns what the file holds
+  /// now.
+  private func removeLines(of name: String, watch: FileWatch?) throws -> Parsed {
     for _ in 0..<Self.resetAttempts {
       let current = FileContent.read(path)
       var document = try Self.parse(current, origin: path).get().document
@@ -43,24 +65,8 @@ extension DefaultsFile {
           continue
         }
       }
-      removed = Parsed(document)
-      break
+      return Parsed(document)
     }
-    guard let removed else { throw TetherError.conflict(key: name, location: path) }
-    let identity = FileIdentity.of(path)
-    let landed = watch?.ownWritesLanded
-    // As after a write: what the file holds now is this process's view of it, and the holders
-    // of other keys whose lines changed on disk are told (the watcher takes this write as this
-    // process's own and delivers nothing).
-    let (lookup, news) = state.withLock { state in
-      state.user = .success(removed)
-      state.userIdentity = identity
-      if let landed { state.ownWritesLanded = landed }
-      state.given[name] = nil
-      return (Self.lookup(name, in: state), Self.news(in: &state, except: [name]))
-    }
-    _ = consume lock  // Let go before telling holders: one may write the file.
-    stored(lookup)
-    Self.deliver(news.deliveries, of: news.changed, state: state)
+    throw TetherError.conflict(key: name, location: path)
   }
 }

@@ -16,30 +16,20 @@ extension FileStore {
   func reset(decodes: (Data) -> Bool, stored: () -> Void) throws {
     // In order, before the removal: none of them can land after it.
     try existingWriter?.drain()
-    // A file already missing takes no lock: the lock would make its file, and folders, for a
-    // value that is not there. A write made after this look comes after the reset.
-    let lock = FileContent.read(path) == .missing ? nil : try Self.lockFile(beside: path)
+    // A file already missing needs no removal, and takes no lock: the lock would make its
+    // file, and folders, for a value that is not there. A file made after this look was made
+    // after the reset, and stays.
+    let found = FileContent.read(path) != .missing
+    let lock = found ? try Self.lockFile(beside: path) : nil
     // Under the view lock, which deliveries take too: none read before the removal is
     // delivered after it, and the holders are told of it before any later change.
     state.view.lock()
     defer { state.view.unlock() }
     let watch = state.withLock { $0.watch }
-    try watch.removing {
-      switch FileContent.read(path) {
-      case .missing:
-        return
-      case .unreadable(.notRegular(_, let type)):
-        throw TetherError.unusableFile(
-          path, reason: "it is \(type), not a regular file; it was not removed")
-      case .unreadable(let error):
-        throw TetherError.unusableFile(path, reason: "cannot be read, so not removed: \(error)")
-      case .data(let data):
-        // An empty file is no value: nothing in it to keep.
-        if !data.isEmpty && !decodes(data) { try Self.keepCorrupt(path, before: "removing") }
-        try Self.remove(path)
-      }
+    if found {
+      try watch.removing { try Self.remove(path, keepingUnless: decodes) }
     }
-    let landed = watch?.ownWritesLanded
+    let landed = found ? watch?.ownWritesLanded : nil
     state.withLock { state in
       state.corrupt = nil
       // What a load or a key read before is not the file any more.
@@ -50,8 +40,26 @@ extension FileStore {
     stored()
   }
 
+  /// Removes the file at `path`, first keeping it beside as `NAME.corrupt-<stamp>` when its
+  /// bytes are not a value by `decodes`; one already gone is no error.
+  private static func remove(_ path: String, keepingUnless decodes: (Data) -> Bool) throws {
+    switch FileContent.read(path) {
+    case .missing:
+      return
+    case .unreadable(.notRegular(_, let type)):
+      throw TetherError.unusableFile(
+        path, reason: "it is \(type), not a regular file; it was not removed")
+    case .unreadable(let error):
+      throw TetherError.unusableFile(path, reason: "cannot be read, so not removed: \(error)")
+    case .data(let data):
+      // An empty file is no value: nothing in it to keep.
+      if !data.isEmpty && !decodes(data) { try keepCorrupt(path, before: "removing") }
+      try removeFile(path)
+    }
+  }
+
   /// Removes the file at `path`; one already gone is no error.
-  private static func remove(_ path: String) throws {
+  private static func removeFile(_ path: String) throws {
     do {
       try systemCall("unlink", path: path) { unlink(path) }
     } catch  where error.code == ENOENT {
