@@ -224,6 +224,24 @@ extension DefaultsKey: TransactionalKey {
   }
 }
 
+extension DefaultsKey: ResettableKey {
+  /// Removes this key's line from the user file under the file's lock (the one every write of
+  /// the file takes), once this process's pending changes are written; every other line, comment
+  /// and blank stays byte for byte. Holders then show the registration file's value, if it has
+  /// one, else their default. A missing user file is success, and nothing is made for it.
+  public func reset(stored: (Value?) -> Void) throws {
+    _ = try coding.get()
+    try file.reset(name) { lookup in
+      switch reading(lookup) {
+      case .value(let value): stored(value)
+      // What a load shows: the layer that parses, else the default.
+      case .fellBack(let value, _): stored(value)
+      case .absent, .failed: stored(nil)
+      }
+    }
+  }
+}
+
 /// Identifies a defaults value: its file's resolved path and its name.
 public struct DefaultsKeyID: Hashable, Sendable {
   let path: String

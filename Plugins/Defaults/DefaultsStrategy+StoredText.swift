@@ -71,6 +71,15 @@ extension DefaultsStrategy: StoredTextStrategy {
       name, literal: literal.isEmpty ? .empty : .text(decoded), in: store.path)
   }
 
+  /// Removes the key's line from the user file as a holder's `reset()` does, through the
+  /// file's own reset: under its lock, every other line kept; a missing file is success, and
+  /// nothing is made for it.
+  package func resetStoredValue(of name: String, options: StrategyOptions) async throws {
+    // The name picks a line of the file: checked before anything is read or written.
+    try KeyName.validate(name)
+    try DefaultsFiles.current.file(for: store, throttle: throttle).reset(name) { _ in }
+  }
+
   /// Each change of the key's line in the user file (a change of another line is not one).
   package func watchStoredText(
     of name: String, options: StrategyOptions,

@@ -155,6 +155,27 @@ extension FileStorageKey: TransactionalKey {
   }
 }
 
+extension FileStorageKey: ResettableKey {
+  /// Removes the file under its lock, `.NAME.lock` beside it (the one transactions take), once
+  /// this process's pending changes of it are written: every holder shows its default.
+  ///
+  /// A file whose bytes do not decode is kept beside it first, as `NAME.corrupt-<UTC time>`, as
+  /// a write over it would keep it. A missing file is success, and nothing is made for it;
+  /// anything but a regular file at the path (a folder, a FIFO) is an error naming it, and stays.
+  public func reset(stored: (Value?) -> Void) throws {
+    try store.reset(
+      decodes: { [coder] data in
+        do {
+          _ = try coder.decode(data)
+          return true
+        } catch {
+          return false
+        }
+      },
+      stored: { stored(nil) })
+  }
+}
+
 /// Identifies a file-backed value by its resolved path.
 public struct FileStorageKeyID: Hashable, Sendable {
   /// The resolved, standardized path.

@@ -41,13 +41,7 @@ extension FileStorageStrategy: StoredTextStrategy {
     guard value.isJSON else {
       throw StoredTextError("the value is not JSON, so \(url.path) was not changed")
     }
-    let key = FileStorageKey<StoredJSON>(
-      url: url, settings: settings, encode: { $0.bytes },
-      decode: { bytes in
-        let stored = StoredJSON(bytes: bytes)
-        guard stored.isJSON else { throw StoredJSON.NotJSON() }
-        return stored
-      })
+    let key = storedJSONKey(url)
     // Loaded first, as a holder is: bytes that are not JSON are noted by the store, which keeps
     // them as a backup before the write replaces them.
     let loaded = await withCheckedContinuation { continuation in
@@ -81,6 +75,26 @@ extension FileStorageStrategy: StoredTextStrategy {
     case nil:
       throw TetherError.notSaved(key: name, reason: "\(url.path): the write did not finish")
     }
+  }
+
+  /// Removes the file as a holder's `reset()` does, through the key of its JSON: under its
+  /// lock, bytes that are not JSON kept beside it as `NAME.corrupt-<stamp>` first; a missing
+  /// file is success.
+  package func resetStoredValue(of name: String, options: StrategyOptions) async throws {
+    let url = try location(of: name, options: options)
+    try storedJSONKey(url).reset { _ in }
+  }
+
+  /// The key the tool reads and writes `url` through: its value is the file's JSON, of no
+  /// type the tool knows, and bytes that are not JSON do not decode.
+  private func storedJSONKey(_ url: URL) -> FileStorageKey<StoredJSON> {
+    FileStorageKey<StoredJSON>(
+      url: url, settings: settings, encode: { $0.bytes },
+      decode: { bytes in
+        let stored = StoredJSON(bytes: bytes)
+        guard stored.isJSON else { throw StoredJSON.NotJSON() }
+        return stored
+      })
   }
 
   package func watchStoredText(

@@ -18,12 +18,7 @@ extension FileStore {
   ) throws {
     // In order, before the transaction's write: none of them can land after it.
     try existingWriter?.drain()
-    let lock: LockFile
-    do {
-      lock = try LockFile(beside: path)
-    } catch let refused as LockFile.Refused {
-      throw TetherError.unusableFile(refused.path, reason: refused.reason)
-    }
+    let lock = try Self.lockFile(beside: path)
     // Under the view lock, which deliveries take too: none read before this write is
     // delivered after it, and the holders are told of it before any later change.
     state.view.lock()
@@ -68,5 +63,15 @@ extension FileStore {
       throw TetherError.conflict(key: description, location: path)
     }
     stored(written)
+  }
+
+  /// Takes the cross-process lock of the file at `path` (see `LockFile`), its refusal said as
+  /// a `TetherError`; the lock is let go when the value goes.
+  static func lockFile(beside path: String) throws -> LockFile {
+    do {
+      return try LockFile(beside: path)
+    } catch let refused as LockFile.Refused {
+      throw TetherError.unusableFile(refused.path, reason: refused.reason)
+    }
   }
 }

@@ -211,8 +211,7 @@ final class FileStore: PendingWrites, Sendable {
     let (corrupt, watch) = state.withLock { ($0.corrupt, $0.watch) }
     do {
       if let corrupt, FileContent.read(path) == .data(corrupt) {
-        let backup = try AtomicFile.keepCorrupt(path)
-        logger.warning("kept the unreadable \(path) as \(backup) before replacing it")
+        try keepCorrupt(path, before: "replacing")
       }
       try watch.replacing(with: data) { known in
         try AtomicFile.write(
@@ -233,6 +232,13 @@ final class FileStore: PendingWrites, Sendable {
     } catch {
       return .failed(error)
     }
+  }
+
+  /// Keeps the unreadable file at `path` beside it, as `NAME.corrupt-<UTC time>`, before
+  /// `replacing` or `removing` it, and says so: nothing a user wrote is silently destroyed.
+  static func keepCorrupt(_ path: String, before doing: String) throws {
+    let backup = try AtomicFile.keepCorrupt(path)
+    logger.warning("kept the unreadable \(path) as \(backup) before \(doing) it")
   }
 
   /// Writes any pending change now, on the calling thread.

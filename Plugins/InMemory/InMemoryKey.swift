@@ -81,6 +81,16 @@ extension InMemoryKey: TransactionalKey {
   }
 }
 
+extension InMemoryKey: ResettableKey {
+  /// Empties the value's cell. The value's own lock, which `Shared.reset` holds other changes
+  /// back with, is again the only lock there is, and nothing can be pending: a save stores at
+  /// once.
+  public func reset(stored: (Value?) -> Void) throws {
+    cell.clear()
+    stored(nil)
+  }
+}
+
 extension InMemoryKey: ScopeBoundKey {
   /// The scope the value lives in.
   @usableFromInline package var scopeID: TetherScope.ID { cell.scopeID }

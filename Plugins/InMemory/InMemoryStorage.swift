@@ -54,5 +54,10 @@ final class InMemoryStorage: Sendable {
     func store(_ value: some Sendable) {
       content.withLock { $0 = .stored(value) }
     }
+
+    /// Empties the cell: nothing is stored, so the next holder's default is stored in it.
+    func clear() {
+      content.withLock { $0 = .empty }
+    }
   }
 }

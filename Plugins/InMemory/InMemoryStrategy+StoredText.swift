@@ -17,6 +17,10 @@ extension InMemoryStrategy: StoredTextStrategy {
     throw StoredTextError("kept in memory by the process that holds it; there is nothing to set")
   }
 
+  package func resetStoredValue(of name: String, options: StrategyOptions) async throws {
+    throw StoredTextError("kept in memory by the process that holds it; there is nothing to reset")
+  }
+
   package func watchStoredText(
     of name: String, options: StrategyOptions,
     onChange: @escaping @Sendable (Result<StoredText, any Error>) -> Void

@@ -22,8 +22,11 @@ public import Tether
 /// `externalEdit`, that an edit made outside reaches holders (and Observation) and that a
 /// cancelled subscription receives nothing more. A strategy whose keys are `TransactionalKey`s
 /// is checked for transactions: mixed with `withLock` they lose nothing, a throwing body
-/// writes nothing, and (given `externalEdit`) one reads what is stored, not what is held. Failures are recorded at `sourceLocation`,
-/// each naming the check.
+/// writes nothing, and (given `externalEdit`) one reads what is stored, not what is held. One
+/// whose keys are `ResettableKey`s is checked for resets: every holder shows its default when
+/// `reset()` returns, nothing is stored after it (not even a change made just before), a reset
+/// of nothing stored succeeds, and saves (and, given `externalEdit`, outside edits) work again
+/// after it. Failures are recorded at `sourceLocation`, each naming the check.
 public enum StrategyConformance {
   /// How long each asynchronous check waits: long for a loaded machine. The suite's own tests
   /// of strategies broken on purpose, which never pass, wait less.
@@ -62,7 +65,7 @@ public enum StrategyConformance {
 
 /// The checks, sharing one strategy instance and a run-unique suffix for key names so that
 /// stores surviving from an earlier run cannot decide a result.
-private struct Checks: Sendable {
+struct Checks: Sendable {
   let strategy: any PersistenceStrategy
   let externalEdit: (@Sendable (_ name: String, _ value: Int) async throws -> Void)?
   let sourceLocation: SourceLocation
@@ -78,6 +81,7 @@ private struct Checks: Sendable {
     try await concurrency()
     try await continuations()
     try await transactions()
+    try await resets()
     if externalEdit != nil {
       try await externalChanges()
       try await cancellation()

@@ -48,9 +48,31 @@ package final class FileWatch: Sendable {
     watcher.recordOwnWrite(key, data: data)
     return result
   }
+
+  /// Removes the file through `remove` as this process's own change (a reset): the file found
+  /// missing is not an external change, and once `remove` returns the watcher knows it is gone,
+  /// so a read from before is not delivered. If `remove` throws, nothing is recorded.
+  package func removing<R>(_ remove: () throws -> R) rethrows -> R {
+    watcher.expectOwnRemoval(key)
+    let result: R
+    do {
+      result = try remove()
+    } catch {
+      watcher.cancelOwnRemoval(key)
+      throw error
+    }
+    watcher.recordOwnRemoval(key)
+    return result
+  }
 }
 
 extension Optional where Wrapped == FileWatch {
+  /// ``FileWatch/removing(_:)`` when a watch stands; otherwise just `remove`.
+  package func removing<R>(_ remove: () throws -> R) rethrows -> R {
+    guard let watch = self else { return try remove() }
+    return try watch.removing(remove)
+  }
+
   /// ``FileWatch/replacing(with:_:)`` when a watch stands; otherwise just `write`, knowing
   /// nothing of what the file held.
   package func replacing<R>(

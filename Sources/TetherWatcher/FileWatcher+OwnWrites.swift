@@ -1,8 +1,9 @@
 import Foundation
 import TetherFiles
 
-/// This process's own writes of watched files, announced and recorded through
-/// ``FileWatch/replacing(with:_:)``: content equal to one is not an external change.
+/// This process's own writes and removals of watched files, announced and recorded through
+/// ``FileWatch/replacing(with:_:)`` and ``FileWatch/removing(_:)``: content equal to one is not
+/// an external change.
 extension FileWatcher {
   func expectOwnWrite(_ key: HashedPath, data: Data) {
     state.withLock { $0.files.expectOwnWrite(key, data: data) }
@@ -22,5 +23,17 @@ extension FileWatcher {
 
   func cancelOwnWrite(_ key: HashedPath, data: Data) {
     state.withLock { $0.files.cancelOwnWrite(key, data: data) }
+  }
+
+  func expectOwnRemoval(_ key: HashedPath) {
+    state.withLock { $0.files.expectOwnRemoval(key) }
+  }
+
+  func recordOwnRemoval(_ key: HashedPath) {
+    state.withLock { $0.files.recordOwnRemoval(key) }
+  }
+
+  func cancelOwnRemoval(_ key: HashedPath) {
+    state.withLock { $0.files.cancelOwnRemoval(key) }
   }
 }

@@ -58,6 +58,8 @@ extension Helper {
       defaultsCount(file: file, key: key, count: count, throttle: throttle, go: go)
     case .transact(let store, let file, let key, let count, let mixed, let tag, let go):
       transact(store: store, file: file, key: key, count: count, mixed: mixed, tag: tag, go: go)
+    case .holdUntilReset(let store, let file, let key, let stored, let ready):
+      holdUntilReset(store: store, file: file, key: key, stored: stored, ready: ready)
     case .shortRecordAtPageEnd: shortRecordAtPageEnd()
     }
   }

@@ -152,6 +152,13 @@ public enum HelperCommand: Codable, Sendable, Equatable {
   /// threw (``HelperReport/saveFailures``).
   case defaultsCount(file: String, key: String, count: Int, throttle: String, go: String)
 
+  /// Holds the counter `key` stored in `file` by `store`, with the default -1, until it holds
+  /// `stored`; then makes `ready` and waits until it holds its default again, as a reset by
+  /// another process brings it back (reports ``HelperReport/seen``, -1, and exits 0), or 60 s
+  /// pass (exits 2).
+  case holdUntilReset(
+    store: TransactionStore, file: String, key: String, stored: Int, ready: String)
+
   // MARK: Listing folders
 
   /// `count` × `transaction { $0 += 1 }` of the counter `key`, stored in `file` by `store`,

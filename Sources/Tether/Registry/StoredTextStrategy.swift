@@ -22,6 +22,11 @@ package protocol StoredTextStrategy: PersistenceStrategy {
   /// ``StoredTextError`` saying why, with the store untouched, when it is not.
   func setStoredText(_ text: String, of name: String, options: StrategyOptions) async throws
 
+  /// Removes what is stored for `name` through the code a holder's `reset()` runs (its lock,
+  /// its backups of what does not decode), so that a holder of it anywhere shows its default;
+  /// nothing stored is success. Throws, naming the store, when it cannot.
+  func resetStoredValue(of name: String, options: StrategyOptions) async throws
+
   /// Calls `onChange` with each change of what is stored for `name` until the subscription is
   /// cancelled; throws when `name` cannot be watched.
   func watchStoredText(

@@ -20,6 +20,9 @@ package struct WatchedFiles {
     /// replacing it would drop someone's edit unseen.
     package var handedOver: FileContent
     package var ownWrites: [Data] = []
+    /// Removals of the file this process has announced and not finished: the file found
+    /// missing meanwhile is this process's own change.
+    package var ownRemovals = 0
     /// Whether a process wrote the file in place and has not closed it yet (its last event was
     /// a create or a modification, not a close after writing, a rename or a removal): what it
     /// holds may be half written, such as truncated and not yet filled again.
@@ -102,10 +105,7 @@ package struct WatchedFiles {
   /// The file now holds `data`, written by this process.
   package mutating func recordOwnWrite(_ key: HashedPath, data: Data) {
     guard let index = entries.index(forKey: key) else { return }
-    entries.values[index].known = .data(data)
-    entries.values[index].handedOver = .data(data)
-    entries.values[index].eventsSinceKnown = 0
-    entries.values[index].ownWritesLanded += 1
+    landOwnChange(.data(data), at: index)
     if let own = entries.values[index].ownWrites.firstIndex(of: data) {
       entries.values[index].ownWrites.remove(at: own)
     }
@@ -116,6 +116,36 @@ package struct WatchedFiles {
     if let index = entries[key]?.ownWrites.firstIndex(of: data) {
       entries[key]?.ownWrites.remove(at: index)
     }
+  }
+
+  /// The file is about to be removed by this process (a reset): finding it missing is this
+  /// process's own change, which its holders already show.
+  package mutating func expectOwnRemoval(_ key: HashedPath) {
+    entries[key]?.ownRemovals += 1
+  }
+
+  /// The file is gone, removed by this process (or found already gone by its removal).
+  package mutating func recordOwnRemoval(_ key: HashedPath) {
+    guard let index = entries.index(forKey: key) else { return }
+    landOwnChange(.missing, at: index)
+    entries.values[index].ownRemovals = max(0, entries.values[index].ownRemovals - 1)
+  }
+
+  /// The announced removal did not happen.
+  package mutating func cancelOwnRemoval(_ key: HashedPath) {
+    guard let index = entries.index(forKey: key) else { return }
+    entries.values[index].ownRemovals = max(0, entries.values[index].ownRemovals - 1)
+  }
+
+  /// Takes `content`, put there by this process, as what the file holds and what its
+  /// subscribers were given; a read from before it is stale from now on.
+  private mutating func landOwnChange(
+    _ content: FileContent, at index: Dictionary<HashedPath, Entry>.Index
+  ) {
+    entries.values[index].known = content
+    entries.values[index].handedOver = content
+    entries.values[index].eventsSinceKnown = 0
+    entries.values[index].ownWritesLanded += 1
   }
 
   /// Notes an event of `key` (with whether its writer still has it open, when the event says);
@@ -152,7 +182,7 @@ package struct WatchedFiles {
         return .unconfirmed(beingWritten: entry.beingWritten || truncating)
       }
     } else {
-      ownWrite = false
+      ownWrite = content == .missing && entry.ownRemovals > 0
     }
     entry.known = content
     entry.eventsSinceKnown = 0

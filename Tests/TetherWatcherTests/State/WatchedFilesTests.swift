@@ -26,6 +26,32 @@ import TetherWatcher
     #expect(files.handedOver(file) == .data(own))
   }
 
+  /// A reset's removal: the file found missing while it is under way is this process's own
+  /// change, which its holders already show; once it landed, a read from before is stale. A
+  /// removal by someone else is delivered.
+  @Test func anOwnRemovalIsKnownAndNeverDelivered() {
+    var files = watched(.data(Data("1".utf8)))
+    let landed = files.ownWritesLanded(file)
+    files.expectOwnRemoval(file)
+    guard case .unchanged = files.take(.missing, of: file, confirmed: true) else {
+      Issue.record("an own removal must not be delivered")
+      return
+    }
+    files.recordOwnRemoval(file)
+    #expect(files.handedOver(file) == .missing)
+    guard
+      case .stale = files.take(.data(Data("1".utf8)), of: file, confirmed: true, readAfter: landed)
+    else {
+      Issue.record("content read before an own removal landed must be read again")
+      return
+    }
+    files.recordOwnWrite(file, data: Data("2".utf8))
+    guard case .deliver = files.take(.missing, of: file, confirmed: true) else {
+      Issue.record("a removal no one announced is delivered")
+      return
+    }
+  }
+
   /// A check that read the file while one of this process's writes landed may hold what that
   /// write replaced: it reads again rather than tell anyone of it.
   @Test func contentReadBeforeAnOwnWriteLandedIsStale() {
