@@ -84,9 +84,13 @@ import TetherTesting
       #expect(
         other.errors.contains("mapped to envdir")
           && other.errors.contains("use your app's own settings command"), "\(other.errors)")
+      // check stays strict: it cannot check envdir's options, and a misspelt kind looks the same.
       let check = try await tether(["check", "--config", config.path])
-      #expect(check.status == 0, "\(check.errors)")
-      #expect(check.errors.contains("envdir"), "\(check.errors)")
+      #expect(check.status == 1, "\(check.errors)")
+      #expect(
+        check.errors.contains("unknown strategy") && check.errors.contains(#""envdir""#),
+        "\(check.errors)")
+      #expect(check.errors.contains("that app's settings command"), "\(check.errors)")
     }
   }
 

@@ -62,7 +62,10 @@ public enum TetherSystem {
     operation: () async throws -> R
   ) async throws -> R {
     try await withRegistry(
-      { try StrategyRegistry(configuration: configuration, strategies: strategies, declarations: keys) },
+      {
+        try StrategyRegistry(
+          configuration: configuration, strategies: strategies, declarations: keys)
+      },
       operation: operation)
   }
 
