@@ -54,4 +54,41 @@ import TetherTesting
       #expect(errors.count == 2, "\(result.errors)")
     }
   }
+
+  /// Ten independent mistakes, ten errors in one run, each at its line: a config with ten took
+  /// six rounds of fixing and checking again.
+  @Test func tenIndependentMistakesAreTenErrors() async throws {
+    try await withTemporaryDirectory { folder in
+      let config = folder.appending(path: "bad.conf")
+      try Data(
+        """
+        [keys]
+        a = memory
+        b = fiel
+        a = file
+        c =
+        d = file
+        e memory
+        [strategy.file]
+        throttle = 1s
+        colour = red
+        [key.d]
+        path = ../../etc/passwd
+        lable = x
+        [key.z]
+        path = z.json
+        [strategy.defaults]
+        file = data     # relative to the config
+        [keys]
+        f = memory
+        """.utf8
+      ).write(to: config)
+      let result = try await tether(["check", "--config", config.path])
+      #expect(result.status == 1)
+      let errors = result.errors.split(separator: "\n").filter { !$0.hasPrefix("note:") }
+      let lines = errors.map { $0.dropFirst(config.path.count + 1).prefix { $0 != ":" } }
+      #expect(
+        lines == ["3", "4", "5", "7", "10", "12", "13", "14", "17", "18"], "\(result.errors)")
+    }
+  }
 }
