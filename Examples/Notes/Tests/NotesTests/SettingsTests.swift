@@ -25,6 +25,19 @@ import TetherTesting
     }
   }
 
+  @Test func aRefusalSaysWhatWasExpectedWhere() async throws {
+    try await withHome { home in
+      let object = try await home.settings("set", "notes", #"{"a":1}"#)
+      #expect(object.errors.contains("type [Note]: expected a JSON array;"), "\(object.errors)")
+      let text = try await home.settings("set", "notes", "[\"x\"]")
+      #expect(text.errors.contains("expected a JSON object at [0];"), "\(text.errors)")
+      let date = try await home.settings("set", "notes", #"[{"text":"x","date":"soon"}]"#)
+      #expect(
+        date.errors.contains("expected a date such as 2026-11-21T09:30:00Z, found \"soon\""),
+        "\(date.errors)")
+    }
+  }
+
   @Test func setThenGetRoundTripsEveryStrategy() async throws {
     try await withHome { home in
       try await home.succeeding("set", "launches", "5")
