@@ -1,6 +1,7 @@
 # The README's commands. Each installs what it needs on a fresh Debian machine with Swift.
 SWIFT ?= swift
-SOURCES := Package.swift Sources Plugins Tests Benchmarks/Package.swift Benchmarks/TetherBenchmarks
+SOURCES := Package.swift Sources Plugins Tests Benchmarks/Package.swift Benchmarks/TetherBenchmarks \
+  Examples/Notes/Package.swift Examples/Notes/Sources Examples/Notes/Tests
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHELL := /bin/bash
 TEST_LOG := .build/test-output.log
@@ -25,12 +26,16 @@ lint:
 # The whole suite, then the in-process concurrency tests again in a release build, where the
 # optimiser could hide (or cause) an overlapping access or a race that a debug build catches.
 CONCURRENCY_SUITES := WithLockTests|LoadRaceTests|CrossKeyReadTests|RekeyObservationTests|TetherTests.TransactionTests
-# A failing run ends by repeating its failures, so the tail of a long log names them.
+# A failing run ends by repeating its failures, so the tail of a long log names them. Last, the
+# example app's package (Examples/Notes, its own build folder), which drives the built `notes`.
+NOTES_LOG := .build/notes-test-output.log
 test: test-deps lint
 	@mkdir -p .build
 	@set -o pipefail; $(SWIFT) test --parallel 2>&1 | tee $(TEST_LOG) || { \
 	  echo "--- failures:"; grep "✘" $(TEST_LOG) | grep -v "known issue"; exit 1; }
 	$(SWIFT) test -c release --filter "$(CONCURRENCY_SUITES)"
+	@set -o pipefail; $(SWIFT) test --package-path Examples/Notes 2>&1 | tee $(NOTES_LOG) || { \
+	  echo "--- failures:"; grep "✘" $(NOTES_LOG) | grep -v "known issue"; exit 1; }
 
 # The contention and race tests at full size (8 processes × 1,000 saves on one defaults file,
 # three times; 8 processes × 500 transactions of one file key and of one defaults key; editors
