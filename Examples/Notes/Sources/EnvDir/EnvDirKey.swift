@@ -9,6 +9,8 @@ public import Tether
 ///   `Value` is an error naming the file, and the holder keeps its value.
 /// - Save: atomic. The text goes to a temporary file in the same folder, which is then renamed
 ///   over the value's file, so a reader sees the old value or the new one, never half of one.
+///   Not durable: nothing is `fsync`ed, so a power cut may lose the latest save (Tether's file
+///   strategy syncs; add `fsync` before the rename where a value must survive one).
 /// - Reset: the file is removed.
 /// - Changes made outside (an editor, `echo 42 > motd`) are not watched: a holder sees them at
 ///   its next `load()` — for `notes`, at its next start.
