@@ -14,17 +14,20 @@ import TetherTesting
     }
   }
 
-  /// Needs the registry's startup checks of key declarations (issue37-registry): until they
-  /// land, a `[keys]` name no declared key has passes the check.
-  @Test func aKeysNameThatNoDeclaredKeyHasFailsTheCheck() async throws {
+  @Test func aKeysNameThatNoDeclaredKeyHasFailsTheCheckAndTheStart() async throws {
     try await withHome { home in
       var home = home
       home.config = try Self.config(in: home, adding: "[keys]", "lanches = defaults")
-      let result = try await home.settings("check")
-      withKnownIssue("the registry does not check [keys] names against declarations yet") {
-        #expect(result.status == 1, "\(result.output)")
-        #expect(result.errors.contains("lanches"), "\(result.errors)")
-      }
+      let expected =
+        "\(home.config):3: [keys] maps \"lanches\", which is not a declared key; did you mean "
+        + "\"launches\"?"
+      let check = try await home.settings("check")
+      #expect(check.status == 1, "\(check.output)")
+      #expect(check.errors.contains(expected), "\(check.errors)")
+      let start = try await home.notes()
+      #expect(start.status == 1)
+      #expect(start.errors.contains(expected), "\(start.errors)")
+      #expect(try home.files().isEmpty, "nothing is written")
     }
   }
 

@@ -81,23 +81,18 @@ import TetherTesting
     }
   }
 
-  /// The defaults and file strategies' keys become `ResettableKey`s on another branch
-  /// (issue37-reset); until then `reset` reports `notResettable` for them.
   @Test func resetOfADefaultsKeyAndAFileKeyBringsBackTheirDefaults() async throws {
     try await withHome { home in
       try await home.succeeding("set", "launches", "5")
       try await home.succeeding("set", "notes", #"[{"date":"2026-11-21T09:30:00Z","text":"x"}]"#)
-      let resets = [
-        try await home.settings("reset", "launches"), try await home.settings("reset", "notes"),
-      ]
+      try await home.succeeding("reset", "launches")
+      try await home.succeeding("reset", "notes")
       let values = [
         try await home.succeeding("get", "launches"), try await home.succeeding("get", "notes"),
       ]
-      withKnownIssue("the defaults and file keys are not ResettableKeys yet") {
-        #expect(resets.map(\.status) == [0, 0], "\(resets.map(\.errors))")
-        #expect(values == ["0\n", "[]\n"])
-        #expect(!FileManager.default.fileExists(atPath: home.notesFile.path))
-      }
+      #expect(values == ["0\n", "[]\n"])
+      #expect(!FileManager.default.fileExists(atPath: home.notesFile.path))
+      #expect(try String(contentsOf: home.defaultsFile, encoding: .utf8) == "")
     }
   }
 
