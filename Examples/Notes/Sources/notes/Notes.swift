@@ -24,7 +24,8 @@ struct Notes {
       notes settings ...  checks the config; lists, gets, sets, resets, describes, watches,
                           exports and imports the settings (notes settings --help)
 
-    The config: --config PATH, else $TETHER_CONFIG, else ./Config/tether.conf.
+    The config: --config PATH, else $TETHER_CONFIG, else ./Config/tether.conf, else
+    $XDG_CONFIG_HOME/notes/tether.conf.
     """
 
   static func main() async {
@@ -48,10 +49,11 @@ struct Notes {
       print(usage)
       return
     }
-    let path =
-      config ?? ProcessInfo.processInfo.environment["TETHER_CONFIG"] ?? "Config/tether.conf"
     do {
-      try TetherSystem.bootstrap(configuration: .file(path), strategies: strategies, keys: keys)
+      // --config, else where every Tether app looks (the settings command looks there too).
+      let configuration: TetherConfiguration =
+        try config.map { .file($0) } ?? .discover(app: "notes")
+      try TetherSystem.bootstrap(configuration: configuration, strategies: strategies, keys: keys)
       try await run(command)
     } catch {
       fail("\(error)")

@@ -52,14 +52,29 @@ import TetherTesting
     }
   }
 
+  /// Without --config, the app and its settings command find the config where every Tether
+  /// app looks first: $TETHER_CONFIG (the only place looked at when it is set).
   @Test func theConfigMayComeFromTetherConfig() async throws {
     try await withHome { home in
       var environment = home.environment
       environment["TETHER_CONFIG"] = shippedConfig
-      let result = try await runChild(
+      let add = try await runChild(
         notesPath, ["add", "from the environment"], environment: environment)
-      #expect(result.status == 0, "\(result.errors)")
+      #expect(add.status == 0, "\(add.errors)")
       #expect(FileManager.default.fileExists(atPath: home.notesFile.path))
+      let get = try await runChild(
+        notesPath, ["settings", "get", "launches"], environment: environment)
+      #expect(get.output == "1\n", "\(get.errors)")
+
+      environment["TETHER_CONFIG"] = home.folder.appending(path: "missing.conf").path
+      for arguments in [["list"], ["settings", "list"]] {
+        let missing = try await runChild(notesPath, arguments, environment: environment)
+        #expect(missing.status == 1)
+        #expect(
+          missing.errors.contains(
+            "missing.conf: TETHER_CONFIG names this config file, but there is no such file"),
+          "\(missing.errors)")
+      }
     }
   }
 
