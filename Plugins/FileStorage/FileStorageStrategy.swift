@@ -14,25 +14,37 @@ public import Tether
 /// throttle   = 1s
 /// # or durable: also fsync the folder
 /// durability = atomic
+/// # default: false; true writes pretty-printed JSON, sorted keys, for files people edit
+/// pretty     = true
+/// # default: seconds-since-2001; iso8601 writes dates as text
+/// dates      = iso8601
 ///
 /// [key.favoriteFacts]
 /// # default: NAME.json, inside the directory
-/// path = favorite-facts.json
+/// path   = favorite-facts.json
+/// # a key's own pretty and dates win over its strategy's
+/// pretty = false
 /// ```
 ///
 /// Values must be `Codable`; others fail with `TetherError.unsupportedType` when first used.
+/// See ``FileStorageCoding`` for what `pretty` and `dates` write, and what happens to files
+/// written before `dates` changed.
 public struct FileStorageStrategy: PersistenceStrategy {
   /// `file`.
   public static let kind = "file"
-  /// Keys read `path`.
-  public static var keyOptionNames: Set<String>? { ["path"] }
+  /// Keys read `path`, `pretty` and `dates`.
+  public static var keyOptionNames: Set<String>? { ["path", "pretty", "dates"] }
 
   /// Where keys' files live.
   public let directory: URL
   /// The throttle window and durability of every key.
   public let settings: FileStorageSettings
+  /// How keys write their JSON, unless a key's own options say otherwise.
+  public let coding: FileStorageCoding
+  /// The coders of ``coding``, made once for every key that keeps it.
+  private let coders: JSONCoders
 
-  /// Reads `directory`, `throttle` and `durability`.
+  /// Reads `directory`, `throttle`, `durability`, `pretty` and `dates`.
   public init(options: StrategyOptions) throws {
     if let directory = try options.path("directory") {
       self.directory = directory
@@ -49,9 +61,12 @@ public struct FileStorageStrategy: PersistenceStrategy {
     }
     settings = FileStorageSettings(
       throttle: try options.duration("throttle") ?? .seconds(1), durability: durability)
+    coding = try FileStorageCoding.default.overridden(by: options)
+    coders = coding.coders
   }
 
-  /// `NAME.json` in the directory, or the key's `path`.
+  /// `NAME.json` in the directory, or the key's `path`, written with the strategy's coding
+  /// or the key's own `pretty` and `dates`.
   public func key<Value: Sendable>(
     named name: String, as type: Value.Type, options: StrategyOptions
   ) throws -> any SharedKey<Value> {
@@ -59,6 +74,8 @@ public struct FileStorageStrategy: PersistenceStrategy {
       throw TetherError.unsupportedType("\(type)", key: name, kind: Self.kind)
     }
     let url = try location(of: name, options: options)
+    let keyCoding = try coding.overridden(by: options)
+    let coders = keyCoding == coding ? coders : keyCoding.coders
     // A registered key's file is one of many in the directory: what cannot be encoded or
     // decoded is said of the key, by name, and of its file.
     let path = url.path
@@ -66,7 +83,7 @@ public struct FileStorageStrategy: PersistenceStrategy {
       url: url, settings: settings,
       encode: { value in
         do {
-          return try JSONCoding.encode(value)
+          return try JSONCoding.encode(value, with: coders)
         } catch {
           throw TetherError.invalidValue(
             key: name, message: "cannot be written as JSON: \(JSONCoding.describe(error))",
@@ -75,7 +92,7 @@ public struct FileStorageStrategy: PersistenceStrategy {
       },
       decode: { data in
         do {
-          return try JSONCoding.decode(data)
+          return try JSONCoding.decode(data, with: coders)
         } catch {
           throw TetherError.invalidValue(
             key: name, message: "cannot be read as \(Value.self): \(JSONCoding.describe(error))",
@@ -110,17 +127,19 @@ public struct FileStorageStrategy: PersistenceStrategy {
 
 /// JSON for values whose `Codable` conformance is known only at run time.
 enum JSONCoding {
-  static func encode<Value: Sendable>(_ value: Value) throws -> Data {
+  static func encode<Value: Sendable>(_ value: Value, with coders: JSONCoders) throws -> Data {
     guard let encodable = value as? any Encodable else {
       throw EncodingError.invalidValue(
         value, .init(codingPath: [], debugDescription: "\(Value.self) is not Encodable"))
     }
-    return try DefaultCoders.encoder.encode(encodable)
+    var data = try coders.encoder.encode(encodable)
+    if coders.finalNewline { data.append(UInt8(ascii: "\n")) }
+    return data
   }
 
-  static func decode<Value: Sendable>(_ data: Data) throws -> Value {
+  static func decode<Value: Sendable>(_ data: Data, with coders: JSONCoders) throws -> Value {
     guard let type = Value.self as? any Decodable.Type,
-      let value = try DefaultCoders.decoder.decode(type, from: data) as? Value
+      let value = try coders.decoder.decode(type, from: data) as? Value
     else {
       throw DecodingError.typeMismatch(
         Value.self, .init(codingPath: [], debugDescription: "\(Value.self) is not Decodable"))
