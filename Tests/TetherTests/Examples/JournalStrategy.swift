@@ -1,21 +1,18 @@
 import Foundation
-import Synchronization
 import Tether
 
-/// An app's own strategy, as the README shows: every save is appended to a journal file, one
-/// line per save, and a key's value is the last one journaled for it. Nothing is overwritten, so
-/// the journal doubles as an audit trail of every change.
+/// An app's own strategy: every save is appended to a journal file, one line per save, and a
+/// key's value is the last one journaled for it. Nothing is overwritten, so the journal doubles
+/// as an audit trail of every change.
 ///
-/// ```ini
-/// [keys]
-/// audit.* = journal
+///     [keys]
+///     audit.* = journal
 ///
-/// [strategy.journal]
-/// file = audit.journal     # relative to the config file's folder
-/// ```
+///     [strategy.journal]
+///     # relative to the config file's folder
+///     file = audit.journal
 ///
-/// Values must be `Codable`; each line is the key name as a JSON string, a tab, and the value as
-/// JSON (neither can contain a raw tab or newline).
+/// Values must be `Codable`; others fail with `TetherError.unsupportedType` when first used.
 struct JournalStrategy: PersistenceStrategy {
   static let kind = "journal"
   /// It reads no per-key options, so a misspelt one is reported when the config loads.
@@ -28,7 +25,7 @@ struct JournalStrategy: PersistenceStrategy {
       throw TetherError.invalidConfiguration(
         message: "[strategy.journal] needs file = PATH", location: options.origin)
     }
-    journal = Journal(file: file)
+    journal = try Journal(file: file)
   }
 
   func key<Value: Sendable>(
@@ -37,45 +34,7 @@ struct JournalStrategy: PersistenceStrategy {
     guard type is any Codable.Type else {
       throw TetherError.unsupportedType("\(type)", key: name, kind: Self.kind)
     }
-    return JournalKey<Value>(name: name, journal: journal)
-  }
-}
-
-/// One journal file; appends are serialised so lines never interleave.
-final class Journal: Sendable {
-  let file: URL
-  private let appending = Mutex(())
-
-  init(file: URL) { self.file = file }
-
-  /// The last value journaled under `name`, as JSON.
-  func last(_ name: String) throws -> Data? {
-    guard FileManager.default.fileExists(atPath: file.path) else { return nil }
-    let tag = try Self.tag(name)
-    let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
-    guard let line = lines.last(where: { $0.hasPrefix(tag) }) else { return nil }
-    return Data(line.dropFirst(tag.count).utf8)
-  }
-
-  /// Appends `json` as the newest value of `name`.
-  func append(_ name: String, json: Data) throws {
-    let line = Data(try Self.tag(name).utf8) + json + Data("\n".utf8)
-    try appending.withLock { _ in
-      if !FileManager.default.fileExists(atPath: file.path) {
-        try Data().write(to: file)
-      }
-      let handle = try FileHandle(forWritingTo: file)
-      let written = Result {
-        try handle.seekToEnd()
-        try handle.write(contentsOf: line)
-      }
-      try handle.close()
-      try written.get()
-    }
-  }
-
-  private static func tag(_ name: String) throws -> String {
-    String(decoding: try JSONEncoder().encode(name), as: UTF8.self) + "\t"
+    return JournalKey<Value>(name: name, journal: journal, tag: try Journal.tag(name))
   }
 }
 
@@ -83,35 +42,43 @@ final class Journal: Sendable {
 struct JournalKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   let name: String
   let journal: Journal
+  /// The start of this key's lines in the journal.
+  let tag: Data
 
+  /// The journal and the name: keys of one name in one journal share one reference.
   var id: [String] { [journal.file.path, name] }
   var description: String { ".journal(\(String(reflecting: name)), \(journal.file.path))" }
 
+  /// The last journaled value; with none, the holder's default.
   func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
-    continuation.resume(
-      with: Result {
-        guard let json = try journal.last(name) else { return nil }
-        guard let type = Value.self as? any Decodable.Type,
-          let value = try JSONDecoder().decode(type, from: json) as? Value
-        else { throw TetherError.unsupportedType("\(Value.self)", key: name, kind: "journal") }
-        return value
-      })
+    continuation.resume(with: Result { try journal.last(tag).map(decode) })
   }
 
-  /// This example does not watch the file: changes made elsewhere show up on the next load.
+  /// Values other processes journal for this key; never this process's own saves.
   func subscribe(
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    SharedSubscription {}
+    journal.subscribe(tag) { json in
+      subscriber.yield(with: Result { try decode(json.get()) })
+    }
   }
 
+  /// Appends the value, on the caller's thread: a line is cheap to write.
   func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
-    continuation.resume(
-      with: Result {
-        guard let encodable = value as? any Encodable else {
-          throw TetherError.unsupportedType("\(Value.self)", key: name, kind: "journal")
-        }
-        try journal.append(name, json: JSONEncoder().encode(encodable))
-      })
+    continuation.resume(with: Result { try journal.append(tag, json: encode(value)) })
+  }
+
+  private func decode(_ json: Data) throws -> Value {
+    guard let type = Value.self as? any Decodable.Type,
+      let value = try JSONDecoder().decode(type, from: json) as? Value
+    else { throw TetherError.unsupportedType("\(Value.self)", key: name, kind: "journal") }
+    return value
+  }
+
+  private func encode(_ value: Value) throws -> Data {
+    guard let encodable = value as? any Encodable else {
+      throw TetherError.unsupportedType("\(Value.self)", key: name, kind: "journal")
+    }
+    return try JSONEncoder().encode(encodable)
   }
 }

@@ -4,13 +4,6 @@ import Tether
 import TetherTesting
 
 @Suite(.tetherBootstrap()) struct JournalStrategyTests {
-  @Test func conformance() async throws {
-    try await withTemporaryDirectory { folder in
-      try await StrategyConformance.run(
-        JournalStrategy.self, options: "file = \(folder.path)/audit.journal")
-    }
-  }
-
   @Test func registeredFromAConfigFileAsAnAppWould() async throws {
     try await withTemporaryDirectory { folder in
       let config = folder.appending(path: "tether.conf")
