@@ -52,7 +52,17 @@ import TetherTesting
           seen.withLock { $0.append(String(decoding: json, as: UTF8.self)) }
         }
       }
+      // Another key's line, appended after this journal's own, is delivered by a poll that has
+      // read the own line too.
+      let other = Mutex(false)
+      let otherSubscription = journal.subscribe(try Journal.tag("m")) { _ in
+        other.withLock { $0 = true }
+      }
+      defer { otherSubscription.cancel() }
       try journal.append(tag, json: Data("1".utf8))
+      try Journal(file: file).append(Journal.tag("m"), json: Data("0".utf8))
+      await expectEventually { other.withLock { $0 } }
+      #expect(seen.withLock { $0 }.isEmpty, "own line delivered")
       try Journal(file: file).append(tag, json: Data("2".utf8))
       await expectEventually { seen.withLock { $0 } == ["2"] }
       subscription.cancel()
