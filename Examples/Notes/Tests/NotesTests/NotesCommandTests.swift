@@ -15,6 +15,9 @@ import TetherTesting
           && lines[1].hasPrefix("2. call mum  ("), "\(list.output)")
 
       let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: home.notesFile))
+      // `pretty = true` in the config: a file a person can read and edit.
+      let text = String(decoding: try Data(contentsOf: home.notesFile), as: UTF8.self)
+      #expect(text.contains("\n    \"date\" : ") && text.hasSuffix("]\n"), "\(text)")
       let texts = (stored as? [[String: Any]])?.map { $0["text"] as? String }
       #expect(texts == ["buy milk", "call mum"])
       let date = (stored as? [[String: Any]])?.first?["date"] as? String
