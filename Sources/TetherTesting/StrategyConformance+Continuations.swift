@@ -43,7 +43,7 @@ extension Checks {
     _ key: any SharedKey<Value>, _ value: Value, context: SaveContext, _ check: String
   ) async -> Bool {
     let subject =
-      "save continuation of \(String(describing: key)) (\(Value.self), context .\(context))"
+      "save continuation of \(String(describing: key)) (\(Value.self), context \(spelled(context)))"
     let outcome = await FirstOf<Resumption<Void>>.outcome(within: deadline, else: .pending) {
       finish in
       key.save(
@@ -59,6 +59,14 @@ extension Checks {
     }
     if case .resumed(.success) = outcome { return true }
     return false
+  }
+
+  /// `.didSet`, as in code (a `Comment`'s interpolation and a `String`'s render it unalike).
+  func spelled(_ context: SaveContext) -> String {
+    switch context {
+    case .didSet: ".didSet"
+    case .userInitiated: ".userInitiated"
+    }
   }
 
   private func expectResumed<Success>(_ outcome: Resumption<Success>, _ subject: String) {

@@ -87,7 +87,7 @@ extension Checks {
     guard case .resumed(let result) = last else { return }
     fail(
       """
-      \(check): a save with context .\(context) was never made: its continuation resumed \
+      \(check): a save with context \(spelled(context)) was never made: its continuation resumed \
       saying it was saved, but a load gives \(describe(result)), not \(describe(value))
       """)
   }
