@@ -14,14 +14,17 @@ struct Checks: Sendable {
   let findings: Findings
   let suffix = UUID().uuidString.prefix(8).lowercased()
 
-  /// Loading and subscriptions: what a strategy whose keys are only read must pass too.
+  /// Loading and subscriptions, through ``readerKey(_:as:)`` and `SharedReader`s only: all a
+  /// strategy whose keys can only be read can pass. Its run calls this part alone, then
+  /// ``reportRepeatedResumes()``, with `readerKey` asking the strategy for its reader key.
   func readPart() async {
     await isolated("loads") { try await loads() }
+    await isolated("loads") { try await loadsOfEdits() }
     await isolated("external") { try await externalChanges() }
     await isolated("cancellation") { try await cancellation() }
   }
 
-  /// Everything that saves.
+  /// Everything that saves, for a strategy whose keys are `SharedKey`s.
   func writePart() async {
     await isolated("continuations") { try await saveContinuations() }
     await isolated("registered") { try registered() }

@@ -95,6 +95,18 @@ extension Checks {
     }
   }
 
+  /// Given `externalEdit`, a load gives what was stored from outside.
+  func loadsOfEdits() async throws {
+    guard let externalEdit else { return }
+    let key = try readerKey("loads-edited", as: Int.self)
+    try await externalEdit(name("loads-edited"), 11)
+    switch await probeLoad(key, "loads") {
+    case .resumed(.success(11)), .released, .pending: break
+    case .resumed(let result):
+      fail("loads: a load after an outside edit (11) must give it, not \(describe(result))")
+    }
+  }
+
   /// Saves with either context resume their continuations once, successfully.
   func saveContinuations() async throws {
     let key = try directKey("continuations")

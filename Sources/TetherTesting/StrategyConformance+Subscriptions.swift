@@ -8,7 +8,7 @@ import Tether
 extension Checks {
   func externalChanges() async throws {
     guard let externalEdit else { return }
-    let holder = Shared(wrappedValue: 0, try key("external"))
+    let holder = SharedReader(wrappedValue: 0, try key("external"))
     try await externalEdit(name("external"), 7)
     await eventually(
       "external: an outside edit (7) reaches a holder, which still has \(holder.wrappedValue)"
