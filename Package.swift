@@ -155,6 +155,12 @@ let package = Package(
       ],
       swiftSettings: swiftSettings
     ),
+    // The conformance suite against a strategy broken one way at a time.
+    .testTarget(
+      name: "TetherConformanceTests",
+      dependencies: ["Tether", "TetherTesting"],
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "TetherInMemoryTests",
       dependencies: ["Tether", "TetherInMemory", "TetherTesting"],

@@ -15,6 +15,7 @@ import Tether
 ///   ) { … }
 /// }
 /// ```
+@discardableResult
 public func withTemporaryDirectory<R>(
   isolation: isolated (any Actor)? = #isolation,
   sourceLocation: SourceLocation = #_sourceLocation,
@@ -27,6 +28,7 @@ public func withTemporaryDirectory<R>(
 
 /// ``withTemporaryDirectory(isolation:sourceLocation:_:)`` in `parent`: `/dev/shm` for a test
 /// whose thousands of writes are about their events, not the disk (each `fsync` is free there).
+@discardableResult
 package func withTemporaryDirectory<R>(
   under parent: URL,
   isolation: isolated (any Actor)? = #isolation,

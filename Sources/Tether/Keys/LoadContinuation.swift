@@ -27,6 +27,17 @@ public struct LoadContinuation<Value: Sendable>: Sendable {
     self.box = LoadBox(subject: subject, deliver: deliver)
   }
 
+  /// A continuation whose result is `nil` when it is dropped unresumed, and which calls
+  /// `repeated` each time it is resumed again (the later result still ignored): the conformance
+  /// suite's probe, which fails a key that resumes twice.
+  package init(
+    subject: any Sendable,
+    deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void,
+    repeated: @escaping @Sendable () -> Void
+  ) {
+    self.box = LoadBox(subject: subject, deliver: deliver, repeated: repeated)
+  }
+
   /// A continuation that hands its result to `reference` (a key's initial load), whose key
   /// reports name; `since` is the reference's count of local changes when the load started.
   @inlinable
@@ -75,10 +86,15 @@ final class LoadBox<Value: Sendable>: Sendable {
   final class Closure: Sendable {
     let subject: any Sendable
     let deliver: @Sendable (Result<Value?, any Error>?) -> Void
+    let repeated: (@Sendable () -> Void)?
 
-    init(subject: any Sendable, deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void) {
+    init(
+      subject: any Sendable, deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void,
+      repeated: (@Sendable () -> Void)?
+    ) {
       self.subject = subject
       self.deliver = deliver
+      self.repeated = repeated
     }
   }
 
@@ -98,10 +114,13 @@ final class LoadBox<Value: Sendable>: Sendable {
     self.closure = nil
   }
 
-  init(subject: any Sendable, deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void) {
+  init(
+    subject: any Sendable, deliver: @escaping @Sendable (Result<Value?, any Error>?) -> Void,
+    repeated: (@Sendable () -> Void)? = nil
+  ) {
     self.reference = nil
     self.since = 0
-    self.closure = Closure(subject: subject, deliver: deliver)
+    self.closure = Closure(subject: subject, deliver: deliver, repeated: repeated)
   }
 
   private var subject: any Sendable {
@@ -109,25 +128,25 @@ final class LoadBox<Value: Sendable>: Sendable {
   }
 
   func resume(returning value: Value) {
-    guard once.claim(subject: subject) else { return }
+    guard once.claim(subject: subject) else { return repeatedResume() }
     if let reference { return reference.finishLoad(returning: value, since: since) }
     deliver(returning: value)
   }
 
   func resumeReturningInitialValue() {
-    guard once.claim(subject: subject) else { return }
+    guard once.claim(subject: subject) else { return repeatedResume() }
     if let reference { return reference.finishLoadReturningInitialValue(since: since) }
     deliverInitialValue()
   }
 
   func resume(throwing error: any Error) {
-    guard once.claim(subject: subject) else { return }
+    guard once.claim(subject: subject) else { return repeatedResume() }
     if let reference { return reference.finishLoad(throwing: error) }
     deliver(throwing: error)
   }
 
   func resume(fallingBackTo value: Value?, error: any Error) {
-    guard once.claim(subject: subject) else { return }
+    guard once.claim(subject: subject) else { return repeatedResume() }
     if let reference {
       return reference.finishLoad(fallingBackTo: value, error: error, since: since)
     }
@@ -155,4 +174,7 @@ final class LoadBox<Value: Sendable>: Sendable {
 
   @inline(never)
   private func deliverDropped() { closure?.deliver(nil) }
+
+  @inline(never)
+  private func repeatedResume() { closure?.repeated?() }
 }

@@ -27,6 +27,17 @@ public struct SaveContinuation: Sendable {
     self.box = SaveBox(subject: subject, caller: caller, deliver: deliver)
   }
 
+  /// A continuation that hands its result to `deliver` (`nil` when dropped unresumed), and
+  /// calls `repeated` each time it is resumed again (the later result still ignored): the
+  /// conformance suite's probe, which fails a key that resumes twice.
+  package init(
+    subject: any Sendable,
+    deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void,
+    repeated: @escaping @Sendable () -> Void
+  ) {
+    self.box = SaveBox(subject: subject, deliver: deliver, repeated: repeated)
+  }
+
   /// A continuation that reports to `target`, which it keeps alive until then and which names
   /// the key in diagnostics.
   package init(target: any SaveResultTarget) {
@@ -65,6 +76,7 @@ private final class SaveBox: Sendable {
   private let delivery: Delivery
   let caller: CallerWork?
   let target: ObjectIdentifier?
+  private let repeated: (@Sendable () -> Void)?
 
   /// Where the result goes: a closure, or a shared value (one per change, so no closure is made).
   private enum Delivery: Sendable {
@@ -74,17 +86,20 @@ private final class SaveBox: Sendable {
 
   init(
     subject: any Sendable, caller: CallerWork? = nil,
-    deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void
+    deliver: @escaping @Sendable (Result<Void, any Error>?) -> Void,
+    repeated: (@Sendable () -> Void)? = nil
   ) {
     self.delivery = .closure(subject: subject, deliver)
     self.caller = caller
     self.target = nil
+    self.repeated = repeated
   }
 
   init(target: any SaveResultTarget) {
     self.delivery = .target(target)
     self.caller = nil
     self.target = ObjectIdentifier(target)
+    self.repeated = nil
   }
 
   /// What reports name.
@@ -103,7 +118,7 @@ private final class SaveBox: Sendable {
   }
 
   func resume(_ result: Result<Void, any Error>) {
-    if once.claim(subject: subject) { deliver(result) }
+    if once.claim(subject: subject) { deliver(result) } else { repeated?() }
   }
 
   func supersede() {

@@ -61,7 +61,7 @@ extension Checks {
       try await shared.reset()
       return true
     } catch {
-      expect(false, "\(rule) (it threw \(error))")
+      fail("\(rule) (it threw \(error))")
       return false
     }
   }
@@ -78,7 +78,7 @@ extension Checks {
       )
     } catch TetherError.noValue {
     } catch {
-      expect(false, "\(when) Shared(require:) throws noValue, not \(error)")
+      fail("\(when) Shared(require:) throws noValue, not \(error)")
     }
   }
 }
