@@ -126,9 +126,15 @@ final class FileStore: PendingWrites, Sendable {
     let mark = FileWatcher.shared.mark(in: directory)
     let offered = state.withLock { $0.lastRead.take() }
     // What the key read as it opened the file is the file now if the watcher has taken up
-    // no event since (a change would be one); otherwise it is read again.
+    // no event since (a change would be one); otherwise it is read again. Without a mark the
+    // folder is not watched, nothing would tell of a change (this process's own write, an
+    // editor's), and it is read again too.
     let content =
-      if let offered, offered.mark == mark { offered.content } else { FileContent.read(path) }
+      if let offered, let mark, offered.mark == mark {
+        offered.content
+      } else {
+        FileContent.read(path)
+      }
     guard case .data(let data) = content, !data.isEmpty else {
       remember(content, since: mark)
       if case .unreadable(let error) = content { return continuation.resume(throwing: error) }

@@ -23,3 +23,40 @@ import TetherTesting
     }
   }
 }
+
+/// A key's loads with no holder watching its folder read the file each time: nothing would
+/// tell them of a change (an editor's, or this process's own save), so what an earlier load
+/// read is not the file now. The conformance suite found a load after a finished save giving
+/// what was read before it.
+@Suite(.tetherBootstrap()) struct UnwatchedLoadTests {
+  @Test func loadsWithNoWatchReadTheFileEachTime() async throws {
+    try await withTemporaryDirectory { folder in
+      let url = folder.appending(path: "value.json")
+      let key: FileStorageKey<Int> = .fileStorage(url)
+      #expect(await Self.load(key) == nil, "nothing stored yet")
+      try Data("5".utf8).write(to: url)
+      #expect(await Self.load(key) == 5)
+      try Data("6".utf8).write(to: url, options: .atomic)
+      #expect(await Self.load(key) == 6)
+      await withCheckedContinuation { continuation in
+        key.save(
+          7, context: .userInitiated,
+          continuation: SaveContinuation(subject: key) { _ in continuation.resume() })
+      }
+      #expect(await Self.load(key) == 7)
+    }
+  }
+
+  /// What one load of `key` gives: `nil` for nothing stored.
+  static func load(_ key: FileStorageKey<Int>) async -> Int? {
+    let result = await withCheckedContinuation { continuation in
+      key.load(
+        context: .initialValue(0),
+        continuation: LoadContinuation(subject: key) { continuation.resume(returning: $0) })
+    }
+    switch result {
+    case .success(let value?): return value
+    default: return nil
+    }
+  }
+}
