@@ -64,14 +64,15 @@ extension PersistenceStrategy {
 ///   func readerKey<Value: Sendable>(
 ///     named name: String, as type: Value.Type, options: StrategyOptions
 ///   ) throws -> any SharedReaderKey<Value> {
-///     guard let key = EnvironmentKey(name: prefix + name) as? any SharedReaderKey<Value> else {
+///     guard let key = VariableKey(name: prefix + name) as? any SharedReaderKey<Value> else {
 ///       throw TetherError.unsupportedType("\(Value.self)", key: name, kind: Self.kind)
 ///     }
 ///     return key
 ///   }
 /// }
 /// ```
-/// (`EnvironmentKey` is the `SharedReaderKey<String>` shown with ``SharedReaderKey``.)
+/// (`VariableKey` is the `SharedReaderKey<String>` shown with ``SharedReaderKey``;
+/// `EnvironmentStrategy`, in `TetherEnvironment`, is the complete strategy.)
 ///
 /// The requirement has no default, so a strategy that forgets it does not compile; the
 /// ``PersistenceStrategy/key(named:as:options:)`` it inherits is implemented here, throwing
