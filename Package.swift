@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "TetherInMemory", targets: ["TetherInMemory"]),
     .library(name: "TetherFileStorage", targets: ["TetherFileStorage"]),
     .library(name: "TetherDefaults", targets: ["TetherDefaults"]),
+    .library(name: "TetherEnvironment", targets: ["TetherEnvironment"]),
     .library(name: "TetherTesting", targets: ["TetherTesting"]),
     .library(name: "TetherCommandLine", targets: ["TetherCommandLine"]),
     .executable(name: "tether", targets: ["tether"]),
@@ -73,6 +74,13 @@ let package = Package(
       path: "Plugins/Defaults",
       swiftSettings: swiftSettings
     ),
+    // Read-only: environment variables, read with the defaults strategy's literal forms.
+    .target(
+      name: "TetherEnvironment",
+      dependencies: ["Tether"],
+      path: "Plugins/Environment",
+      swiftSettings: swiftSettings
+    ),
     .target(
       name: "TetherTesting",
       dependencies: [
@@ -98,6 +106,7 @@ let package = Package(
       name: "tether",
       dependencies: [
         "TetherCommandLine", "TetherInMemory", "TetherFileStorage", "TetherDefaults",
+        "TetherEnvironment",
       ],
       swiftSettings: swiftSettings
     ),
@@ -159,6 +168,11 @@ let package = Package(
     .testTarget(
       name: "TetherConformanceTests",
       dependencies: ["Tether", "TetherTesting"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TetherEnvironmentTests",
+      dependencies: ["Tether", "TetherEnvironment", "TetherTesting"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -35,7 +35,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   /// Where the value is stored.
   public let store: DefaultsStore
   private let file: DefaultsFile
-  private let coding: Result<DefaultsCoding<Value>, TetherError>
+  private let coding: Result<LiteralCoding<Value>, TetherError>
 
   init(_ name: String, store: DefaultsStore, throttle: Duration) {
     self.name = name
@@ -47,13 +47,13 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   /// Whether `Value` can be stored under `name`, and how.
   static func coding(
     for name: String, in store: DefaultsStore
-  ) -> Result<DefaultsCoding<Value>, TetherError> {
+  ) -> Result<LiteralCoding<Value>, TetherError> {
     do {
       try KeyName.validate(name)
     } catch {
       return .failure(error)
     }
-    guard let coding = DefaultsCoding<Value>.make() else {
+    guard let coding = LiteralCoding<Value>.make() else {
       return .failure(.unsupportedType("\(Value.self)", key: name, kind: DefaultsStrategy.kind))
     }
     return .success(coding)
@@ -152,7 +152,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   /// The layers in order — the user's line, the registration file's, the default — the first
   /// that parses winning, and the error of any line before it.
   private func reading(_ lookup: DefaultsFile.Lookup) -> Reading {
-    let coding: DefaultsCoding<Value>
+    let coding: LiteralCoding<Value>
     switch self.coding {
     case .success(let found): coding = found
     case .failure(let error): return .failed(error)

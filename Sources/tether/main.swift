@@ -1,9 +1,13 @@
 import TetherCommandLine
 import TetherDefaults
+import TetherEnvironment
 import TetherFileStorage
 import TetherInMemory
 
 // The plain tool: Tether's own strategies, no app's key declarations.
 await TetherCommand(
-  strategies: [InMemoryStrategy.self, FileStorageStrategy.self, DefaultsStrategy.self]
+  strategies: [
+    InMemoryStrategy.self, FileStorageStrategy.self, DefaultsStrategy.self,
+    EnvironmentStrategy.self,
+  ]
 ).main()

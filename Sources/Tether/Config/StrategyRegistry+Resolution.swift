@@ -56,7 +56,14 @@ extension StrategyRegistry {
     let options = keyOptions[name] ?? StrategyOptions(entries: [], origin: origin)
     let key: any SharedKey<Value>
     do {
-      key = try instance.strategy.key(named: name, as: type, options: options)
+      // A read-only strategy's key reads; every write through it throws `readOnly`.
+      if let readOnly = instance.strategy as? any ReadOnlyPersistenceStrategy {
+        key = ReadOnlyKey(
+          try readOnly.readerKey(named: name, as: type, options: options), name: name,
+          kind: instance.kind)
+      } else {
+        key = try instance.strategy.key(named: name, as: type, options: options)
+      }
     } catch let error as TetherError {
       throw error
     } catch {

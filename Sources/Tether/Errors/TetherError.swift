@@ -60,6 +60,10 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
   case foreignStrategy(key: String, kind: String, location: String)
   /// No config file was found in any of the places `tried`, each in words.
   case configurationNotFound(tried: [String])
+  /// A change of `key` cannot be written: its strategy `kind` only reads (environment
+  /// variables, say). The change stays in this process's memory; `save()`, `transaction` and
+  /// `reset()` throw this.
+  case readOnly(key: String, kind: String)
 
   /// The message, prefixed with `file:line` when the error has a location.
   public var description: String {
@@ -112,6 +116,9 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         + "does not have"
     case .configurationNotFound(let tried):
       return "no config file found; looked for " + tried.joined(separator: ", then ")
+    case .readOnly(let key, let kind):
+      return "key \"\(key)\": strategy \"\(kind)\" only reads, so changes stay in this "
+        + "process's memory; read it with @SharedReader, or map it to a strategy that writes"
     }
   }
 
@@ -121,7 +128,8 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case .notBootstrapped(let key), .unmappedKey(let key, _), .unsupportedType(_, let key, _),
       .invalidValue(let key, _, _), .noValue(let key), .invalidKeyName(let key, _),
       .notSaved(let key, _), .conflict(let key, _), .notTransactional(let key, _),
-      .notResettable(let key, _), .typeConflict(let key, _, _), .foreignStrategy(let key, _, _):
+      .notResettable(let key, _), .typeConflict(let key, _, _), .foreignStrategy(let key, _, _),
+      .readOnly(let key, _):
       return key
     case .alreadyBootstrapped, .invalidConfiguration, .invalidOption, .unusableFile, .multiple,
       .configurationNotFound:

@@ -8,7 +8,7 @@
 /// lock of its own while calling into them: they may read or mutate the shared value.
 ///
 /// ```swift
-/// struct EnvironmentKey: SharedReaderKey {
+/// struct VariableKey: SharedReaderKey {
 ///   let name: String
 ///   var id: String { name }
 ///   func load(context: LoadContext<String>, continuation: LoadContinuation<String>) {

@@ -22,6 +22,10 @@ extension SharedReaderKey {
 /// `.fileStorage(url)`, …) share one reference. A name the config does not map, or a key used
 /// before `TetherSystem.bootstrap`, keeps its default and sets `loadError`
 /// (`TetherError.unmappedKey`, `.notBootstrapped`); it is never silently kept in memory.
+///
+/// Mapped to a ``ReadOnlyPersistenceStrategy``, it reads through the strategy's reader key;
+/// `@Shared` on it keeps changes in memory with `saveError` set to
+/// ``TetherError/readOnly(key:kind:)``, which `save()`, `transaction` and `reset()` throw.
 public struct RegisteredKey<Value: Sendable>: TransactionalKey, ResettableKey, ScopeBoundKey,
   CustomStringConvertible
 {

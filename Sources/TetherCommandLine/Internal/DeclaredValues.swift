@@ -88,7 +88,7 @@ enum DeclaredValues {
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let data = try encoder.encode(value)
     let json = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
-    guard let coding = DefaultsCoding<Value>.make() else {
+    guard let coding = LiteralCoding<Value>.make() else {
       return ShownValue(text: String(decoding: data, as: UTF8.self), json: json)
     }
     switch try coding.encode(value) {
@@ -106,7 +106,7 @@ enum DeclaredValues {
   {
     let typeName = TypeName.of(Value.self)
     let shown = String(reflecting: text.count > 60 ? String(text.prefix(60)) + "…" : text)
-    guard let coding = DefaultsCoding<Value>.make() else {
+    guard let coding = LiteralCoding<Value>.make() else {
       do {
         return try JSONDecoder().decode(Value.self, from: Data(text.utf8))
       } catch {

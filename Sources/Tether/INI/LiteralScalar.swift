@@ -5,22 +5,22 @@ package struct InvalidLiteral: Error {
   package let message: String
 }
 
-/// A type stored as one literal in a defaults file: `true`, `42`, `0.1`, `https://…`.
-protocol DefaultsScalar: Sendable {
-  /// The literal written to the file (before INI quoting); an error for a value the file
-  /// cannot hold so that it reads back the same (a date outside the years 0000-9999).
+/// A type written as one literal: `true`, `42`, `0.1`, `https://…`.
+protocol LiteralScalar: Sendable {
+  /// The literal (before INI quoting); an error for a value no literal holds so that it reads
+  /// back the same (a date outside the years 0000-9999).
   var literal: String { get throws(InvalidLiteral) }
-  /// The value of a literal read from the file.
+  /// The value of a literal.
   static func value(of literal: String) throws(InvalidLiteral) -> Self
   /// Whether the literal is text, written as a JSON string inside an array.
   static var isText: Bool { get }
 }
 
-extension DefaultsScalar {
+extension LiteralScalar {
   static var isText: Bool { false }
 }
 
-extension Bool: DefaultsScalar {
+extension Bool: LiteralScalar {
   var literal: String { self ? "true" : "false" }
 
   static func value(of literal: String) throws(InvalidLiteral) -> Bool {
@@ -32,7 +32,7 @@ extension Bool: DefaultsScalar {
   }
 }
 
-extension DefaultsScalar where Self: FixedWidthInteger {
+extension LiteralScalar where Self: FixedWidthInteger {
   var literal: String { String(self) }
 
   static func value(of literal: String) throws(InvalidLiteral) -> Self {
@@ -44,18 +44,18 @@ extension DefaultsScalar where Self: FixedWidthInteger {
   }
 }
 
-extension Int: DefaultsScalar {}
-extension Int8: DefaultsScalar {}
-extension Int16: DefaultsScalar {}
-extension Int32: DefaultsScalar {}
-extension Int64: DefaultsScalar {}
-extension UInt: DefaultsScalar {}
-extension UInt8: DefaultsScalar {}
-extension UInt16: DefaultsScalar {}
-extension UInt32: DefaultsScalar {}
-extension UInt64: DefaultsScalar {}
+extension Int: LiteralScalar {}
+extension Int8: LiteralScalar {}
+extension Int16: LiteralScalar {}
+extension Int32: LiteralScalar {}
+extension Int64: LiteralScalar {}
+extension UInt: LiteralScalar {}
+extension UInt8: LiteralScalar {}
+extension UInt16: LiteralScalar {}
+extension UInt32: LiteralScalar {}
+extension UInt64: LiteralScalar {}
 
-extension DefaultsScalar where Self: BinaryFloatingPoint & LosslessStringConvertible {
+extension LiteralScalar where Self: BinaryFloatingPoint & LosslessStringConvertible {
   /// The shortest text that reads back bit for bit (`nan`, `inf`, `-inf` included).
   var literal: String { description }
 
@@ -68,16 +68,16 @@ extension DefaultsScalar where Self: BinaryFloatingPoint & LosslessStringConvert
   }
 }
 
-extension Double: DefaultsScalar {}
-extension Float: DefaultsScalar {}
+extension Double: LiteralScalar {}
+extension Float: LiteralScalar {}
 
-extension String: DefaultsScalar {
+extension String: LiteralScalar {
   var literal: String { self }
   static func value(of literal: String) throws(InvalidLiteral) -> String { literal }
   static var isText: Bool { true }
 }
 
-extension URL: DefaultsScalar {
+extension URL: LiteralScalar {
   /// The full absolute string: scheme, host, query and fragment are all kept.
   var literal: String { absoluteString }
 
@@ -91,7 +91,7 @@ extension URL: DefaultsScalar {
   static var isText: Bool { true }
 }
 
-extension Data: DefaultsScalar {
+extension Data: LiteralScalar {
   var literal: String { "base64:" + base64EncodedString() }
 
   static func value(of literal: String) throws(InvalidLiteral) -> Data {
@@ -103,7 +103,7 @@ extension Data: DefaultsScalar {
   static var isText: Bool { true }
 }
 
-extension UUID: DefaultsScalar {
+extension UUID: LiteralScalar {
   var literal: String { uuidString }
 
   static func value(of literal: String) throws(InvalidLiteral) -> UUID {

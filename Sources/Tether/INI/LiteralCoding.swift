@@ -1,21 +1,22 @@
 import Foundation
-package import Tether
 
-/// How values of one type are written to and read from a defaults file, found once per key from
-/// the type itself: a ``DefaultsScalar``, a `RawRepresentable` over one, an `Optional` of any of
-/// these, or an array of scalars (one-line JSON).
+/// How values of one type are written as and read from one-line text literals (`true`, `42`,
+/// `0.5`, `https://…`, `[1, 2]`), found once per key from the type itself: a ``LiteralScalar``,
+/// a `RawRepresentable` over one, an `Optional` of any of these, or an array of scalars
+/// (one-line JSON). The defaults strategy stores values this way, and the environment strategy
+/// reads variables this way: one codec, so a value reads the same wherever it is written.
 ///
-/// An `Optional`'s `nil` is `.empty`, the line `name =`: no text is written that way (the empty
-/// text is `name = ""`), so `nil` reads back as `nil` whatever the key's default, while a key
-/// with no line at all shows its default. Read as any other type, `name =` is the empty text, as
-/// it always was.
-package struct DefaultsCoding<Value>: Sendable {
+/// An `Optional`'s `nil` is `.empty` (a defaults line `name =`, an empty variable): no text is
+/// written that way (the empty text is `name = ""`), so `nil` reads back as `nil` whatever the
+/// key's default, while a missing entry shows its default. Read as any other type, `.empty` is
+/// the empty text.
+package struct LiteralCoding<Value>: Sendable {
   /// The literal for a value.
   package let encode: @Sendable (Value) throws(InvalidLiteral) -> INIValue
   /// The value of a literal.
   package let decode: @Sendable (INIValue) throws(InvalidLiteral) -> Value
 
-  /// The coding for `Value`, or `nil` when a defaults file cannot store it.
+  /// The coding for `Value`, or `nil` when no literal can hold it.
   package static func make() -> Self? {
     guard let erased = ErasedCoding.make(for: Value.self) else { return nil }
     return Self(
@@ -47,12 +48,12 @@ private struct ErasedCoding: Sendable {
       else { return nil }
       return make(for: array.elementType).map { arrayCoding($0, array) }
     }
-    if let scalar = type as? any DefaultsScalar.Type { return scalarCoding(scalar) }
+    if let scalar = type as? any LiteralScalar.Type { return scalarCoding(scalar) }
     if let raw = type as? any (RawRepresentable & Sendable).Type { return rawCoding(raw) }
     return nil
   }
 
-  private static func scalarCoding<S: DefaultsScalar>(_: S.Type) -> ErasedCoding {
+  private static func scalarCoding<S: LiteralScalar>(_: S.Type) -> ErasedCoding {
     ErasedCoding(
       encode: { value throws(InvalidLiteral) in
         guard let scalar = value as? S else { throw InvalidLiteral(message: "not a \(S.self)") }

@@ -1,4 +1,4 @@
-/// Arrays in a defaults file: one line of JSON, `["a", "b"]` or `[1, 2.5, "nan"]`.
+/// Arrays as literals: one line of JSON, `["a", "b"]` or `[1, 2.5, "nan"]`.
 ///
 /// Elements are written from their literals: text always as JSON strings; numbers and booleans
 /// bare when they are valid JSON, else as strings (`nan`, `inf`).

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Dates in a defaults file: RFC 3339 in UTC, `2026-11-21T09:30:00.1234567Z`, with as many
+/// Dates as literals: RFC 3339 in UTC, `2026-11-21T09:30:00.1234567Z`, with as many
 /// fractional digits as it takes to read back the very same `Date`.
 ///
 /// A `Date` is a `Double` of seconds since 2001-01-01T00:00:00Z. Its shortest text that reads
@@ -11,7 +11,7 @@ import Foundation
 /// outside the years 0000-9999 is refused when it is saved, rather than written as text that
 /// does not read back. (`-0.0` is written as 0 and reads back as `+0.0`: the same instant, `==`,
 /// which no RFC 3339 text tells apart.)
-extension Date: DefaultsScalar {
+extension Date: LiteralScalar {
   var literal: String {
     get throws(InvalidLiteral) {
       let interval = timeIntervalSinceReferenceDate
