@@ -102,7 +102,23 @@ struct Checks: Sendable {
   ) throws
     -> any SharedReaderKey<Value>
   {
-    try directKey(check, as: type)
+    try strategy.keyForReading(named: name(check), as: type, options: StrategyOptions())
+  }
+
+  /// A read-only strategy's keys under `@Shared`: changes stay in this process's memory, and
+  /// `saveError` says the key only reads.
+  func readOnlyHolders() async throws {
+    let holder = Shared(wrappedValue: 0, try key("read-only"))
+    holder.withLock { $0 = 5 }
+    expect(
+      holder.wrappedValue == 5,
+      "read only: a change of a held read-only key stays in memory (5), not \(holder.wrappedValue)")
+    await eventually(
+      "read only: a change of a read-only key sets saveError to TetherError.readOnly, not \(String(describing: holder.saveError))"
+    ) {
+      guard case .readOnly? = holder.saveError as? TetherError else { return false }
+      return true
+    }
   }
 
   func expect(_ condition: Bool, _ comment: Comment) {

@@ -46,7 +46,8 @@ public import Tether
 ///   `ResettableKey`s.
 ///
 /// The checks come in two parts: the read part (loading and subscriptions) and the write part
-/// (everything that saves). A strategy whose keys can only be read will run the read part alone.
+/// (everything that saves). A `ReadOnlyPersistenceStrategy` runs the read part, and a check that
+/// holders of its keys keep changes in memory with `saveError` `TetherError.readOnly`.
 ///
 /// - Parameters:
 ///   - strategy: the strategy type, as handed to `TetherSystem.bootstrap`.
@@ -92,7 +93,13 @@ public enum StrategyConformance {
         strategy: instance, externalEdit: externalEdit, deadline: deadline,
         sourceLocation: sourceLocation, findings: findings)
       await checks.readPart()
-      await checks.writePart()
+      // A strategy that only reads runs the read part, and holders of its keys must keep
+      // changes in memory and say why they are not saved.
+      if instance is any ReadOnlyPersistenceStrategy {
+        await checks.isolated("read only") { try await checks.readOnlyHolders() }
+      } else {
+        await checks.writePart()
+      }
       await checks.reportRepeatedResumes()
     }
     let report = Report(
