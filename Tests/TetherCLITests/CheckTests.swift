@@ -12,7 +12,7 @@ import TetherTesting
   @Test(arguments: [
     (
       "[keys]\ncount = fiel\n",
-      #"bad.conf:2: unknown strategy "fiel"; registered: defaults, file, memory"#
+      #"bad.conf:2: unknown strategy "fiel"; registered: defaults, environment, file, memory"#
     ),
     ("[strategy.file]\nthrotle = 1s\n", "bad.conf:2: unknown option throtle in [strategy.file]"),
     ("[keys]\na = memory\na = file\n", #"bad.conf:3: duplicate key "a" (first defined at line 2)"#),
@@ -25,7 +25,7 @@ import TetherTesting
     ),
     (
       "[keys]\nsession.* = nope\n",
-      #"bad.conf:2: unknown strategy "nope"; registered: defaults, file, memory"#
+      #"bad.conf:2: unknown strategy "nope"; registered: defaults, environment, file, memory"#
     ),
     (
       "[keys]\nx = file\n[key.x]\npath = ../x.json\n",

@@ -61,10 +61,11 @@ import TetherTesting
       defer { otherSubscription.cancel() }
       try journal.append(tag, json: Data("1".utf8))
       try Journal(file: file).append(Journal.tag("m"), json: Data("0".utf8))
-      await expectEventually { other.withLock { $0 } }
+      // Generous: the poll runs on the cooperative pool, which the parallel suite keeps busy.
+      await expectEventually(timeout: .seconds(30)) { other.withLock { $0 } }
       #expect(seen.withLock { $0 }.isEmpty, "own line delivered")
       try Journal(file: file).append(tag, json: Data("2".utf8))
-      await expectEventually { seen.withLock { $0 } == ["2"] }
+      await expectEventually(timeout: .seconds(30)) { seen.withLock { $0 } == ["2"] }
       subscription.cancel()
       #expect(seen.withLock { $0 } == ["2"], "own line 1 delivered, or other's missed")
     }
