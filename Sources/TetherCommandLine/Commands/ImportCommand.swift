@@ -14,16 +14,7 @@ struct ImportCommand: AsyncParsableCommand {
   @Argument(help: "The JSON file; - or nothing reads standard input.") var file: String = "-"
 
   func run() async throws {
-    let data: Data
-    if file == "-" {
-      data = FileHandle.standardInput.readDataToEndOfFile()
-    } else {
-      do {
-        data = try UserFile.read(file, as: "the values to import")
-      } catch {
-        throw fail("\(error)")
-      }
-    }
+    let data = try Output.input(file, as: "the values to import")
     let object: [String: Any]
     do {
       guard let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
@@ -40,8 +31,7 @@ struct ImportCommand: AsyncParsableCommand {
       var problems: [String] = []
       for name in object.keys.sorted() {
         do {
-          let key = try ToolKey(
-            name, in: session.registry, declaration: session.setup.declaration(of: name))
+          let key = try session.lookUp(name)
           checked.append((key, try key.check(json: object[name] ?? NSNull())))
         } catch {
           problems.append("\(error)")

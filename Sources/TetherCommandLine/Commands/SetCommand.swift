@@ -37,17 +37,6 @@ struct SetCommand: AsyncParsableCommand {
 
   private func readValue() throws -> String {
     if let value { return value }
-    let source = file ?? "-"
-    let data: Data
-    if source == "-" {
-      data = FileHandle.standardInput.readDataToEndOfFile()
-    } else {
-      do {
-        data = try UserFile.read(source, as: "the value (--file)")
-      } catch {
-        throw fail("\(error)")
-      }
-    }
-    return String(decoding: data, as: UTF8.self)
+    return String(decoding: try Output.input(file ?? "-", as: "the value (--file)"), as: UTF8.self)
   }
 }

@@ -21,8 +21,7 @@ struct WatchCommand: AsyncParsableCommand {
       for name in keys {
         let key: ToolKey
         do {
-          key = try ToolKey(
-            name, in: session.registry, declaration: session.setup.declaration(of: name))
+          key = try session.lookUp(name)
         } catch {
           Output.error("\(error); not watched")
           continue

@@ -66,7 +66,6 @@ func fail(_ message: String) -> ExitCode {
 /// Completes key names: the declared ones and the names the config maps exactly.
 let keyNameCompletion = CompletionKind.custom { words, _, _ in
   let setup = ToolSetup.current
-  var names = setup.declarations.map(\.name)
   let configIndex = words.firstIndex(of: "--config")
   let configuration: TetherConfiguration?
   if let configIndex, words.indices.contains(configIndex + 1) {
@@ -79,12 +78,12 @@ let keyNameCompletion = CompletionKind.custom { words, _, _ in
     }
   }
   // Completion offers what it can: a config that does not load adds no names.
-  if let configuration {
-    do {
-      let registry = try StrategyRegistry(
-        configuration: configuration, strategies: setup.strategies, unknownKinds: .tolerated)
-      names += registry.mapping.rules.map(\.pattern).filter { !$0.hasSuffix("*") }
-    } catch {}
+  guard let configuration else { return setup.declarations.map(\.name).sorted() }
+  do {
+    let registry = try StrategyRegistry(
+      configuration: configuration, strategies: setup.strategies, unknownKinds: .tolerated)
+    return ToolSession(registry: registry, setup: setup).keyNames.sorted()
+  } catch {
+    return setup.declarations.map(\.name).sorted()
   }
-  return Array(Set(names)).sorted()
 }

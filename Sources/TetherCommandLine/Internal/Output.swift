@@ -1,4 +1,5 @@
 import Foundation
+import Tether
 
 /// What the tool prints: unbuffered (other programs read `watch` and the demo live), values on
 /// standard output, errors on standard error.
@@ -16,6 +17,17 @@ enum Output {
   /// Writes `message` and a newline to standard error.
   static func error(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
+  }
+
+  /// The bytes of the file at `path`, or of standard input for `-`; a file that cannot be read
+  /// ends the command, said as `what` cannot be read from it.
+  static func input(_ path: String, as what: String) throws -> Data {
+    guard path != "-" else { return FileHandle.standardInput.readDataToEndOfFile() }
+    do {
+      return try UserFile.read(path, as: what)
+    } catch {
+      throw fail("\(error)")
+    }
   }
 
   /// One JSON object on one line (NDJSON), keys sorted so output is stable.

@@ -9,10 +9,16 @@ struct ToolSession {
   /// The key `name` as the tool sees it; an invalid or unmapped name ends the command, said.
   func key(_ name: String) throws -> ToolKey {
     do {
-      return try ToolKey(name, in: registry, declaration: setup.declaration(of: name))
+      return try lookUp(name)
     } catch {
       throw fail("\(error)")
     }
+  }
+
+  /// The key `name` as the tool sees it; throws why it is not one (an invalid or unmapped
+  /// name), for a command that goes on with the other keys.
+  func lookUp(_ name: String) throws -> ToolKey {
+    try ToolKey(name, in: registry, declaration: setup.declaration(of: name))
   }
 
   /// Every key the tool can name: the declared ones, then the names `[keys]` maps exactly.
