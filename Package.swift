@@ -90,7 +90,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TetherTests",
-      dependencies: ["Tether", "TetherInMemory", "TetherTesting"],
+      dependencies: ["Tether", "TetherInMemory", "TetherTesting", "TetherTestHelperSupport"],
       swiftSettings: swiftSettings
     ),
     // The whole tool as a library, for apps' own settings commands.
@@ -167,7 +167,7 @@ let package = Package(
     // The conformance suite against a strategy broken one way at a time.
     .testTarget(
       name: "TetherConformanceTests",
-      dependencies: ["Tether", "TetherTesting"],
+      dependencies: ["Tether", "TetherTesting", "TetherTestHelperSupport"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -32,3 +32,18 @@ public func expectEventually(
     }
   }
 }
+
+/// Whether `condition` still holds after `period`, checked every millisecond: for what must not
+/// happen, given the time to (a write that must not land, a delivery that must not come).
+///
+/// ```swift
+/// #expect(await staysTrue(for: .seconds(1.5)) { !FileManager.default.fileExists(atPath: path) })
+/// ```
+public func staysTrue(for period: Duration, _ condition: () -> Bool) async -> Bool {
+  let deadline = ContinuousClock.now + period
+  while ContinuousClock.now < deadline {
+    guard condition() else { return false }
+    do { try await Task.sleep(for: .milliseconds(1)) } catch { break }
+  }
+  return condition()
+}

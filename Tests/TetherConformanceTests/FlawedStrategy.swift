@@ -1,5 +1,6 @@
 import Synchronization
 import Tether
+import TetherTestHelperSupport
 import TetherTesting
 
 /// A correct strategy keeping values in process-wide ledgers, and the same strategy broken one
@@ -7,8 +8,9 @@ import TetherTesting
 ///
 /// ```ini
 /// [strategy.flawed]
-/// ledger = 3F2A…                # which ledger; each run uses a fresh one
-/// flaw = forgetsDidSetSaves     # a Flaw, or none
+/// # which ledger (each run uses a fresh one), and a Flaw or none
+/// ledger = 3F2A…
+/// flaw = forgetsDidSetSaves
 /// ```
 struct FlawedStrategy: PersistenceStrategy {
   static let kind = "flawed"
@@ -108,30 +110,5 @@ private enum Keeper {
   private static let kept = Mutex<[SharedSubscription]>([])
   static func keep(_ subscription: SharedSubscription) {
     kept.withLock { $0.append(subscription) }
-  }
-}
-
-/// A ledger: a `TestStorage` per name and type.
-final class Ledger: Sendable {
-  private static let all = Mutex<[String: Ledger]>([:])
-  private let storages = Mutex<[String: any Sendable]>([:])
-
-  static func named(_ name: String) -> Ledger {
-    all.withLock { all in
-      if let ledger = all[name] { return ledger }
-      let ledger = Ledger()
-      all[name] = ledger
-      return ledger
-    }
-  }
-
-  func storage<Value: Sendable>(_ name: String, of type: Value.Type) -> TestStorage<Value> {
-    storages.withLock { storages in
-      let slot = "\(name):\(Value.self)"
-      if let storage = storages[slot] as? TestStorage<Value> { return storage }
-      let storage = TestStorage<Value>()
-      storages[slot] = storage
-      return storage
-    }
   }
 }

@@ -39,14 +39,3 @@ func defaultsBootstrap<R>(
       \(registration.map { "registration = \($0)" } ?? "")
       """), strategies: [DefaultsStrategy.self], operation: body)
 }
-
-/// Whether `condition` still holds after `period`, checked every millisecond: for what must not
-/// happen, given the time to.
-func staysTrue(for period: Duration, _ condition: () -> Bool) async -> Bool {
-  let deadline = ContinuousClock.now + period
-  while ContinuousClock.now < deadline {
-    guard condition() else { return false }
-    do { try await Task.sleep(for: .milliseconds(1)) } catch { break }
-  }
-  return condition()
-}

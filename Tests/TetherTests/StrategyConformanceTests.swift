@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Tether
+import TetherTestHelperSupport
 import TetherTesting
 
 /// The conformance suite passes a correct strategy and reports bad options; the strategies it

@@ -179,17 +179,6 @@ final class WriterLog: Sendable {
   }
 }
 
-/// Whether `condition` still holds after `period`, checked every millisecond: for what must not
-/// happen, given the time to.
-private func staysTrue(for period: Duration, _ condition: () -> Bool) async -> Bool {
-  let deadline = ContinuousClock.now + period
-  while ContinuousClock.now < deadline {
-    guard condition() else { return false }
-    do { try await Task.sleep(for: .milliseconds(1)) } catch { break }
-  }
-  return condition()
-}
-
 /// `drain()`, which a transaction runs before it reads: every change taken or pending is
 /// written on the draining thread, in order, and none is written again by its queued block.
 @Suite struct ThrottledWriterDrainTests {
