@@ -95,7 +95,7 @@ import TetherTesting
       var held = true
       defer { if held { close(lock) } }
 
-      let set = try RunningTether(["set", "--config", shippedConfig, "count", "42"], home: home)
+      let set = try runningTether(["set", "--config", shippedConfig, "count", "42"], home: home)
       let waiter = "-> FLOCK  ADVISORY  WRITE \(set.process.processIdentifier) "
       try await expectEventually(timeout: .seconds(30), "tether set waits for the lock") {
         let locks = try String(contentsOfFile: "/proc/locks", encoding: .utf8)

@@ -1,58 +1,22 @@
 import Foundation
-import Synchronization
 import Testing
 import TetherTesting
 
-/// A `tether` process kept running: its output is collected as it comes, and its input stays
-/// open until closed.
-final class RunningTether: Sendable {
-  let process = Process()
-  private let input = Pipe()
-  private let output = Pipe()
-  private let errors = Pipe()
-  private let collected = Mutex("")
-  private let collectedErrors = Mutex("")
-
-  init(_ arguments: [String], home: URL) throws {
-    process.executableURL = URL(filePath: tetherPath)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging([
+/// A `tether` process kept running, with XDG folders inside `home`.
+func runningTether(_ arguments: [String], home: URL) throws -> RunningChild {
+  try RunningChild(
+    tetherPath, arguments,
+    environment: [
       "XDG_DATA_HOME": home.appending(path: "data").path,
       "XDG_CONFIG_HOME": home.appending(path: "config").path,
-    ]) { $1 }
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = errors
-    output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      self?.collected.withLock { $0 += String(decoding: data, as: UTF8.self) }
-    }
-    errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      self?.collectedErrors.withLock { $0 += String(decoding: data, as: UTF8.self) }
-    }
-    try process.run()
-  }
-
-  var text: String { collected.withLock { $0 } }
-  var errorText: String { collectedErrors.withLock { $0 } }
-
-  func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
-
-  /// Waits for the process to end, killing it if it has not after `timeout`.
-  func finish(timeout: Duration = .seconds(60)) async -> Int32 {
-    let status = await waitForExit(process, timeout: timeout)
-    output.fileHandleForReading.readabilityHandler = nil
-    errors.fileHandleForReading.readabilityHandler = nil
-    return status
-  }
+    ])
 }
 
 @Suite(.timeLimit(.minutes(2))) struct LiveTests {
   @Test func watchPrintsAChangeMadeByAnotherProcess() async throws {
     try await withTemporaryDirectory { home in
       _ = try await tether(["set", "--config", shippedConfig, "favoriteFacts", "[]"], home: home)
-      let watch = try RunningTether(
+      let watch = try runningTether(
         ["watch", "--config", shippedConfig, "favoriteFacts"], home: home)
       defer { watch.process.interrupt() }
       // It says so once its watch is live.
@@ -69,7 +33,7 @@ final class RunningTether: Sendable {
 
   @Test func theDemoKeepsItsStateAndSeesAnotherProcesssSet() async throws {
     try await withTemporaryDirectory { home in
-      let first = try RunningTether(["demo", "--config", shippedConfig], home: home)
+      let first = try runningTether(["demo", "--config", shippedConfig], home: home)
       for command in ["+", "+", "fact", "save", "list", "quit"] { first.send(command) }
       #expect(await first.finish() == 0, "\(first.text)\n\(first.errorText.suffix(4000))")
       #expect(first.text.contains("count: 2"))
@@ -80,7 +44,7 @@ final class RunningTether: Sendable {
         with: Data(contentsOf: home.appending(path: "data/tether-demo/favorite-facts.json")))
       #expect((favorites as? [Any])?.count == 1)
 
-      let second = try RunningTether(["demo", "--config", shippedConfig], home: home)
+      let second = try runningTether(["demo", "--config", shippedConfig], home: home)
       await expectEventually(timeout: .seconds(30)) { second.text.contains("count: 2 ·") }
       let set = try await tether(["set", "--config", shippedConfig, "count", "42"], home: home)
       #expect(set.status == 0, "\(set.errors)")
@@ -98,7 +62,7 @@ final class RunningTether: Sendable {
       let set = try await tether(
         ["set", "--config", shippedConfig, "favoriteFacts", facts], home: home)
       #expect(set.status == 0, "\(set.errors)")
-      let demo = try RunningTether(["demo", "--config", shippedConfig], home: home)
+      let demo = try runningTether(["demo", "--config", shippedConfig], home: home)
       await expectEventually(timeout: .seconds(30)) { demo.text.contains("favourites: 1") }
       let file = home.appending(path: "data/tether-demo/favorite-facts.json")
       try Data(#"[{"number": 7, "text": broken"#.utf8).write(to: file, options: .atomic)

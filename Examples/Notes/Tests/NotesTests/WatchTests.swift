@@ -1,43 +1,10 @@
 import Foundation
-import Synchronization
 import Testing
 import TetherTesting
 
-/// A `notes` process kept running, its output collected as it comes.
-final class RunningNotes: Sendable {
-  let process = Process()
-  private let output = Pipe()
-  private let errors = Pipe()
-  private let collected = Mutex("")
-  private let collectedErrors = Mutex("")
-
-  init(_ arguments: [String], home: Home) throws {
-    process.executableURL = URL(filePath: notesPath)
-    process.arguments = ["--config", home.config] + arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(home.environment) { $1 }
-    process.standardOutput = output
-    process.standardError = errors
-    output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      self?.collected.withLock { $0 += String(decoding: data, as: UTF8.self) }
-    }
-    errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      self?.collectedErrors.withLock { $0 += String(decoding: data, as: UTF8.self) }
-    }
-    try process.run()
-  }
-
-  var text: String { collected.withLock { $0 } }
-  var errorText: String { collectedErrors.withLock { $0 } }
-
-  /// Waits for the process to end, killing it if it has not after `timeout`.
-  func finish(timeout: Duration = .seconds(60)) async -> Int32 {
-    let status = await waitForExit(process, timeout: timeout)
-    output.fileHandleForReading.readabilityHandler = nil
-    errors.fileHandleForReading.readabilityHandler = nil
-    return status
-  }
+/// A `notes` process kept running, in `home`.
+func runningNotes(_ arguments: [String], home: Home) throws -> RunningChild {
+  try RunningChild(notesPath, ["--config", home.config] + arguments, environment: home.environment)
 }
 
 @Suite(.timeLimit(.minutes(2))) struct WatchTests {
@@ -45,7 +12,7 @@ final class RunningNotes: Sendable {
   /// not, so its key shows its value once.
   @Test func watchShowsTheValuesThenALaunchOfAnotherProcess() async throws {
     try await withHome { home in
-      let watch = try RunningNotes(["settings", "watch", "launches", "motd"], home: home)
+      let watch = try runningNotes(["settings", "watch", "launches", "motd"], home: home)
       defer { watch.process.interrupt() }
       await expectEventually(timeout: .seconds(30), "the values when the watch starts") {
         watch.text.contains(" launches 0\n") && watch.text.contains(" motd Welcome to notes.\n")
