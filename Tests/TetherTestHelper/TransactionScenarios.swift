@@ -11,6 +11,18 @@ extension Helper {
     store: TransactionStore, file: String, key: String, count: Int, mixed: String?, tag: String,
     go: String
   ) {
+    holding(store, file: file, key: key, default: 0) { counter in
+      emit(try await increment(counter, times: count, mixed: mixed, tag: tag, go: go))
+    }
+  }
+
+  /// Runs `body`, waiting for it on this thread, with a holder of the value a transaction or
+  /// reset scenario works on: the file at `file`, or `key` of the defaults file `file` (which
+  /// every registered name maps to), starting from `initial`.
+  static func holding(
+    _ store: TransactionStore, file: String, key: String, default initial: Int,
+    _ body: @escaping @Sendable (Shared<Int>) async throws -> Void
+  ) {
     let config = """
       [keys]
       * = defaults
@@ -24,12 +36,12 @@ extension Helper {
         try await TetherSystem.withBootstrap(
           configuration: .string(config), strategies: [DefaultsStrategy.self]
         ) {
-          let counter =
+          let value =
             switch store {
-            case .file: Shared(wrappedValue: 0, .fileStorage(URL(filePath: file)))
-            case .defaults: Shared(wrappedValue: 0, .registered(key))
+            case .file: Shared(wrappedValue: initial, .fileStorage(URL(filePath: file)))
+            case .defaults: Shared(wrappedValue: initial, .registered(key))
             }
-          emit(try await increment(counter, times: count, mixed: mixed, tag: tag, go: go))
+          try await body(value)
         }
       } catch {
         fail("bootstrap: \(error)")
