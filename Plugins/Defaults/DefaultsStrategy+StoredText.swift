@@ -39,6 +39,12 @@ extension DefaultsStrategy: StoredTextStrategy {
     return nil
   }
 
+  /// A literal: export shows `42` and `true` as JSON scalars, which are literals as they are,
+  /// and text as a JSON string, which is the literal's text.
+  package func storedText(fromJSON json: Any) throws -> String {
+    try json as? String ?? StoredText.json(json)
+  }
+
   /// The literal as the file writes it: `name =` is the empty text, said in a note, which
   /// `tether set` takes back as the same.
   private static func storedText(_ value: INIValue, note: String? = nil) -> StoredText {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A strategy whose stored values have a text form a person reads and writes (JSON for files,
 /// an INI literal for defaults): what the `tether` tool gets, sets and watches, through the
 /// strategy's own code and without knowing which strategy it is.
@@ -22,6 +24,11 @@ package protocol StoredTextStrategy: PersistenceStrategy {
   /// ``StoredTextError`` saying why, with the store untouched, when it is not.
   func setStoredText(_ text: String, of name: String, options: StrategyOptions) async throws
 
+  /// The stored text for `json`, a value as the tool exports it (parsed JSON): what
+  /// ``setStoredText(_:of:options:)`` takes back. By default its JSON text, for strategies whose
+  /// stored form is JSON.
+  func storedText(fromJSON json: Any) throws -> String
+
   /// Removes what is stored for `name` through the code a holder's `reset()` runs (its lock,
   /// its backups of what does not decode), so that a holder of it anywhere shows its default;
   /// nothing stored is success. Throws, naming the store, when it cannot.
@@ -35,6 +42,13 @@ package protocol StoredTextStrategy: PersistenceStrategy {
   ) throws -> SharedSubscription
 }
 
+extension StoredTextStrategy {
+  /// The JSON text of `json`.
+  package func storedText(fromJSON json: Any) throws -> String {
+    try StoredText.json(json)
+  }
+}
+
 /// What a strategy stores for a key, as text.
 package enum StoredText: Sendable, Equatable {
   /// The stored text, with a note when it does not come from the key's own store (a registered
@@ -42,6 +56,13 @@ package enum StoredText: Sendable, Equatable {
   case text(String, note: String? = nil)
   /// Nothing is stored, and why, in words.
   case absent(String)
+
+  /// `json` as one line of JSON text, keys sorted.
+  package static func json(_ json: Any) throws -> String {
+    let data = try JSONSerialization.data(
+      withJSONObject: json, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+    return String(decoding: data, as: UTF8.self)
+  }
 }
 
 /// Why a strategy refuses a stored text, or has none to give: a sentence for the user.

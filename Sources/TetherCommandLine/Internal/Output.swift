@@ -38,9 +38,7 @@ enum Output {
   /// `object` as one line of JSON.
   static func jsonText(_ object: Any) -> String {
     do {
-      let data = try JSONSerialization.data(
-        withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
-      return String(decoding: data, as: UTF8.self)
+      return try StoredText.json(object)
     } catch {
       // Everything given is built from strings, numbers and parsed JSON.
       return #"{"error":"\#(error)"}"#

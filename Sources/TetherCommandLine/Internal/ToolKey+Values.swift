@@ -67,10 +67,7 @@ extension ToolKey {
   func check(json: Any) throws -> Checked {
     switch access {
     case .declared(let key): return .value(try DeclaredValues.check(key, json: json))
-    case .storedText where kind == "defaults":
-      // A literal: export shows `42` and `true` as JSON scalars, and text as a string.
-      return .text(json as? String ?? Output.jsonText(json))
-    case .storedText: return .text(Output.jsonText(json))
+    case .storedText(let strategy): return .text(try strategy.storedText(fromJSON: json))
     case .opaque, .foreign: throw ValueError(unreachable("import"))
     }
   }
