@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "TetherFileStorage", targets: ["TetherFileStorage"]),
     .library(name: "TetherDefaults", targets: ["TetherDefaults"]),
     .library(name: "TetherEnvironment", targets: ["TetherEnvironment"]),
+    .library(name: "TetherPostgres", targets: ["TetherPostgres"]),
     .library(name: "TetherTesting", targets: ["TetherTesting"]),
     .library(name: "TetherCommandLine", targets: ["TetherCommandLine"]),
     .executable(name: "tether", targets: ["tether"]),
@@ -22,6 +23,9 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
   ],
   targets: [
     .target(
@@ -81,6 +85,19 @@ let package = Package(
       path: "Plugins/Environment",
       swiftSettings: swiftSettings
     ),
+    // Keys shared across hosts: a PostgreSQL table, changes announced with LISTEN/NOTIFY.
+    .target(
+      name: "TetherPostgres",
+      dependencies: [
+        "Tether", .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Plugins/Postgres",
+      swiftSettings: swiftSettings
+    ),
     .target(
       name: "TetherTesting",
       dependencies: [
@@ -106,7 +123,7 @@ let package = Package(
       name: "tether",
       dependencies: [
         "TetherCommandLine", "TetherInMemory", "TetherFileStorage", "TetherDefaults",
-        "TetherEnvironment",
+        "TetherEnvironment", "TetherPostgres",
       ],
       swiftSettings: swiftSettings
     ),

@@ -64,6 +64,10 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
   /// variables, say). The change stays in this process's memory; `save()`, `transaction` and
   /// `reset()` throw this.
   case readOnly(key: String, kind: String)
+  /// The server that stores `key` (`store`, its address without the password) cannot be
+  /// reached, for `reason`: the value shown may be out of date, and a change is kept and written
+  /// once the connection is back.
+  case unreachable(key: String, store: String, reason: String)
 
   /// The message, prefixed with `file:line` when the error has a location.
   public var description: String {
@@ -119,6 +123,9 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case .readOnly(let key, let kind):
       return "key \"\(key)\": strategy \"\(kind)\" only reads, so changes stay in this "
         + "process's memory; read it with @SharedReader, or map it to a strategy that writes"
+    case .unreachable(let key, let store, let reason):
+      return "key \"\(key)\": \(store) cannot be reached (\(reason)); the value shown may be "
+        + "out of date, and changes are kept and written once it is back"
     }
   }
 
@@ -129,7 +136,7 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
       .invalidValue(let key, _, _), .noValue(let key), .invalidKeyName(let key, _),
       .notSaved(let key, _), .conflict(let key, _), .notTransactional(let key, _),
       .notResettable(let key, _), .typeConflict(let key, _, _), .foreignStrategy(let key, _, _),
-      .readOnly(let key, _):
+      .readOnly(let key, _), .unreachable(let key, _, _):
       return key
     case .alreadyBootstrapped, .invalidConfiguration, .invalidOption, .unusableFile, .multiple,
       .configurationNotFound:

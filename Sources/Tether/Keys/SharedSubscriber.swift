@@ -11,6 +11,9 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   /// change; `nil` for a subscriber made with the public initializer, which is told the two in
   /// turn.
   private let onFallback: (@Sendable (Value?, any Error) -> Void)?
+  /// A shared value's "the stored value is readable again, unchanged"; `nil` for a subscriber
+  /// made with the public initializer.
+  private let onRecovered: (@Sendable () -> Void)?
   /// Told of a key that takes changes inline (see ``takeChangesInline(from:_:)``): its type,
   /// how it takes one, and the keys that handed this subscriber on to it.
   private let onInline: InlineOffer?
@@ -36,6 +39,7 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     self.onLoading = onLoading
     self.onSaved = { _ in }
     self.onFallback = nil
+    self.onRecovered = nil
     self.onInline = nil
   }
 
@@ -46,8 +50,10 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     onLoading: @escaping @Sendable (Bool) -> Void,
     onSaved: @escaping @Sendable (Result<Void, any Error>) -> Void,
     onFallback: @escaping @Sendable (Value?, any Error) -> Void,
+    onRecovered: @escaping @Sendable () -> Void,
     onInline: @escaping InlineOffer
   ) {
+    self.onRecovered = onRecovered
     self.callback = callback
     self.onLoading = onLoading
     self.onSaved = onSaved
@@ -89,6 +95,10 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     }
     onFallback(value, error)
   }
+
+  /// Says the stored value is readable again and did not change (a server back after an
+  /// outage, with nothing written meanwhile): holders clear `loadError` and keep their value.
+  package func yieldLoadErrorCleared() { onRecovered?() }
 
   /// Delivers a result; `.success(nil)` means "the initial value".
   public func yield(with result: Result<Value?, any Error>) { callback(result) }

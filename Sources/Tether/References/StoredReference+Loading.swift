@@ -28,6 +28,7 @@ extension StoredReference {
       onLoading: { isLoading in self.setLoading(isLoading) },
       onSaved: { result in self.saveFinished(result) },
       onFallback: { value, error in self.finishLoad(fallingBackTo: value, error: error) },
+      onRecovered: { self.clearLoadError() },
       onInline: { keyType, save, forwarders in
         self.lock.withLock {
           self.inlineOfferKeyType = keyType
@@ -136,6 +137,14 @@ extension StoredReference {
   func finishLoad(throwing error: any Error) {
     lock.withLock {
       setLoadError(error)
+      setLoading(false)
+    }
+  }
+
+  /// The stored value is readable again and did not change: the error goes, the value stays.
+  func clearLoadError() {
+    lock.withLock {
+      setLoadError(nil)
       setLoading(false)
     }
   }

@@ -1,0 +1,255 @@
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+import Synchronization
+
+/// What a store is told by its link.
+protocol PostgresLinkDelegate: AnyObject, Sendable {
+  /// A notification on the store's channel; not called for those this link's own statements
+  /// caused (their versions come back with the statements).
+  func announced(_ payload: String)
+  /// The link is (again) connected and listening; `again` after it was lost.
+  func linkConnected(again: Bool)
+  /// The link was lost, or could not be made, for `error`.
+  func linkLost(_ error: PostgresFailure)
+}
+
+/// The one connection of a store to its server, kept open for the store's life: it makes the
+/// table when missing, LISTENs on the channel, checks itself every second, and when it drops
+/// (a server restart, a network cut found by a check that timed out) it connects again with
+/// backoff, and tells the store, which re-reads what it may have missed.
+///
+/// Statements run on it in the order they are sent; each has a deadline, past which the
+/// connection is taken for dead and closed.
+final class PostgresLink: Sendable {
+  private enum State {
+    case connecting(waiters: [@Sendable (Result<Connected, PostgresFailure>) -> Void])
+    case connected(Connected)
+    case waiting(PostgresFailure)
+    case closed
+  }
+
+  /// A connection in use, and the server process at its other end.
+  struct Connected: Sendable {
+    let connection: PostgresConnection
+    let serverProcess: Int32
+    let heartbeat: RepeatedTask
+  }
+
+  private let state = Mutex<State>(.connecting(waiters: []))
+  private let delegate = Mutex<(any PostgresLinkDelegate)?>(nil)
+  private let everConnected = Atomic<Bool>(false)
+  private let settings: PostgresSettings
+  private let statements: PostgresStatements
+  private static let nextID = Atomic<Int>(1)
+  private static let logger = Logger(label: "tether.postgres")
+
+  /// How long a statement may take before the connection is taken for dead.
+  static let deadline = TimeAmount.seconds(5)
+
+  init(settings: PostgresSettings) {
+    self.settings = settings
+    self.statements = PostgresStatements(table: settings.table, channel: settings.channel)
+  }
+
+  /// Starts connecting; `delegate` is told from then on (held weakly: it owns the link).
+  func start(delegate: any PostgresLinkDelegate) {
+    self.delegate.withLock { $0 = delegate }
+    connect(attempt: 0)
+  }
+
+  /// Closes the connection for good (the store is going).
+  func close() {
+    let connected = state.withLock { state -> Connected? in
+      defer { state = .closed }
+      guard case .connected(let connected) = state else { return nil }
+      return connected
+    }
+    guard let connected else { return }
+    connected.heartbeat.cancel()
+    Self.abandon(connected.connection)
+  }
+
+  /// Runs `query`: now when connected, once the current attempt ends when connecting, and
+  /// failing at once when the link is down.
+  func run(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+    let loop = PostgresConnection.defaultEventLoopGroup.any()
+    let promise = loop.makePromise(of: PostgresQueryResult.self)
+    withConnection { result in
+      switch result {
+      case .success(let connected):
+        Self.run(query, on: connected.connection).cascade(to: promise)
+      case .failure(let failure):
+        promise.fail(failure)
+      }
+    }
+    return promise.futureResult
+  }
+
+  private func withConnection(
+    _ body: @escaping @Sendable (Result<Connected, PostgresFailure>) -> Void
+  ) {
+    let now = state.withLock { state -> Result<Connected, PostgresFailure>? in
+      switch state {
+      case .connected(let connected): return .success(connected)
+      case .waiting(let failure): return .failure(failure)
+      case .closed: return .failure(.closed)
+      case .connecting(var waiters):
+        waiters.append(body)
+        state = .connecting(waiters: waiters)
+        return nil
+      }
+    }
+    if let now { body(now) }
+  }
+
+  /// Runs `query` on `connection`, closing the connection if it takes past the deadline.
+  private static func run(
+    _ query: PostgresQuery, on connection: PostgresConnection
+  ) -> EventLoopFuture<PostgresQueryResult> {
+    let timer = connection.eventLoop.scheduleTask(in: deadline) {
+      logger.warning(
+        "a statement took over \(deadline.nanoseconds / 1_000_000_000) s; reconnecting")
+      Self.abandon(connection)
+    }
+    let result = connection.query(query, logger: logger)
+    result.whenComplete { _ in timer.cancel() }
+    return result.flatMapErrorThrowing { throw PostgresFailure($0) }
+  }
+
+  /// Connects (through event-loop futures, so that no thread of Swift's concurrency pool,
+  /// which a caller waiting on a statement may be holding, is needed for it).
+  private func connect(attempt: Int) {
+    open().whenComplete { result in
+      self.opened(result.mapError(PostgresFailure.init), attempt: attempt)
+    }
+  }
+
+  private func opened(_ result: Result<Connected, PostgresFailure>, attempt: Int) {
+    let (waiters, installed) = state.withLock {
+      state -> ([@Sendable (Result<Connected, PostgresFailure>) -> Void], Bool) in
+      guard case .connecting(let waiters) = state else { return ([], false) }
+      switch result {
+      case .success(let connected): state = .connected(connected)
+      case .failure(let failure): state = .waiting(failure)
+      }
+      return (waiters, true)
+    }
+    guard installed else {
+      // Closed meanwhile: the new connection is not wanted.
+      if case .success(let connected) = result {
+        connected.heartbeat.cancel()
+        Self.abandon(connected.connection)
+      }
+      return
+    }
+    for waiter in waiters { waiter(result) }
+    let delegate = self.delegate.withLock { $0 }
+    switch result {
+    case .success(let connected):
+      let again = everConnected.exchange(true, ordering: .relaxed)
+      if attempt > 0 { Self.logger.notice("\(settings): connected again") }
+      connected.connection.closeFuture.whenComplete { _ in self.lost(connected) }
+      delegate?.linkConnected(again: again)
+    case .failure(let failure):
+      if attempt <= 1 || attempt.isMultiple(of: 30) {
+        Self.logger.warning("\(settings): \(failure); trying again")
+      }
+      delegate?.linkLost(failure)
+      retry(after: attempt)
+    }
+  }
+
+  /// Waits 100 ms doubling to 2 s, then tries again unless closed.
+  private func retry(after attempt: Int) {
+    let backoff = Int64(min(2_000, 100 << min(attempt, 5)))
+    PostgresConnection.defaultEventLoopGroup.any().scheduleTask(in: .milliseconds(backoff)) {
+      let goOn = self.state.withLock { state -> Bool in
+        guard case .waiting = state else { return false }
+        state = .connecting(waiters: [])
+        return true
+      }
+      if goOn { self.connect(attempt: attempt + 1) }
+    }
+  }
+
+  private func lost(_ connected: Connected) {
+    connected.heartbeat.cancel()
+    let wasCurrent = state.withLock { state -> Bool in
+      guard case .connected(let current) = state, current.connection === connected.connection
+      else { return false }
+      state = .connecting(waiters: [])
+      return true
+    }
+    guard wasCurrent else { return }
+    Self.logger.warning("\(settings): connection lost; reconnecting")
+    delegate.withLock { $0 }?.linkLost(.lost)
+    connect(attempt: 1)
+  }
+
+  /// Connects, makes the schema when missing, listens, and starts the heartbeat.
+  private func open() -> EventLoopFuture<Connected> {
+    let loop = PostgresConnection.defaultEventLoopGroup.any()
+    var configuration: PostgresConnection.Configuration
+    do {
+      configuration = PostgresConnection.Configuration(
+        host: settings.host, port: settings.port, username: settings.user,
+        password: settings.password, database: settings.database, tls: try tls())
+    } catch {
+      return loop.makeFailedFuture(PostgresFailure.connection("TLS: \(error)"))
+    }
+    configuration.options.connectTimeout = .seconds(3)
+    let connecting = PostgresConnection.connect(
+      on: loop, configuration: configuration,
+      id: Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue, logger: Self.logger)
+    return connecting.flatMap { connection in
+      self.prepare(connection).flatMapErrorThrowing { error in
+        // The statement's error is what the caller is told; the connection is left behind.
+        Self.abandon(connection)
+        throw error
+      }
+    }
+  }
+
+  /// Makes the schema when missing, listens, and starts the heartbeat, on a new connection.
+  private func prepare(_ connection: PostgresConnection) -> EventLoopFuture<Connected> {
+    let statements = self.statements
+    let schema = Self.run(statements.schema, on: connection)
+    let process: EventLoopFuture<Int32> = schema.flatMap { _ in
+      Self.run(statements.backendPID, on: connection)
+    }.flatMapThrowing { rows in try rows.first?.decode(Int32.self) ?? 0 }
+    let listening: EventLoopFuture<Int32> = process.flatMap { serverProcess in
+      connection.addListener(channel: statements.channel) { [weak self] _, notification in
+        guard let self, notification.backendPID != serverProcess else { return }
+        self.delegate.withLock { $0 }?.announced(notification.payload)
+      }
+      return Self.run(statements.listen, on: connection).map { _ in serverProcess }
+    }
+    return listening.map { serverProcess in
+      let heartbeat = connection.eventLoop.scheduleRepeatedAsyncTask(
+        initialDelay: .seconds(1), delay: .seconds(1)
+      ) { _ -> EventLoopFuture<Void> in
+        Self.run(statements.heartbeat, on: connection).map { _ in () }.recover { _ in () }
+      }
+      return Connected(connection: connection, serverProcess: serverProcess, heartbeat: heartbeat)
+    }
+  }
+
+  /// Closes `connection` without waiting: it is being given up, and how its closing goes
+  /// changes nothing.
+  private static func abandon(_ connection: PostgresConnection) {
+    let _: EventLoopFuture<Void> = connection.close()
+  }
+
+  private func tls() throws -> PostgresConnection.Configuration.TLS {
+    switch settings.tls {
+    case .disable: return .disable
+    case .prefer, .require:
+      var configuration = TLSConfiguration.makeClientConfiguration()
+      configuration.certificateVerification = .none
+      let context = try NIOSSLContext(configuration: configuration)
+      return settings.tls == .prefer ? .prefer(context) : .require(context)
+    }
+  }
+}

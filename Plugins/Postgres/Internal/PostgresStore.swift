@@ -1,0 +1,136 @@
+import Dispatch
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+import Tether
+
+/// One table on one server, as this process's keys of a scope share it: one connection, the
+/// rows its keys hold, and what the link's announcements and outages mean for them.
+final class PostgresStore: PostgresLinkDelegate {
+  let settings: PostgresSettings
+  let statements: PostgresStatements
+  let link: PostgresLink
+  let scope: TetherScope.ID
+  private let handles = Mutex<[String: WeakHandle]>([:])
+  /// Whether holders were told the link was down: the next connection re-reads their rows.
+  private let missedAnnouncements = Atomic<Bool>(false)
+
+  private struct WeakHandle {
+    weak var handle: PostgresRowHandle?
+  }
+
+  init(settings: PostgresSettings, scope: TetherScope.ID) {
+    self.settings = settings
+    self.statements = PostgresStatements(table: settings.table, channel: settings.channel)
+    self.link = PostgresLink(settings: settings)
+    self.scope = scope
+  }
+
+  deinit {
+    link.close()
+  }
+
+  /// The handle of row `name`, made on first use.
+  func handle(named name: String) -> PostgresRowHandle {
+    handles.withLock { handles in
+      if let live = handles[name]?.handle { return live }
+      let made = PostgresRowHandle(row: PostgresRow(name: name, store: self))
+      handles[name] = WeakHandle(handle: made)
+      return made
+    }
+  }
+
+  /// Forgets row `name` once its handle has gone (and no new one took its place).
+  func forget(_ name: String) {
+    handles.withLock { handles in
+      if handles[name]?.handle == nil { handles.removeValue(forKey: name) }
+    }
+  }
+
+  private var rows: [PostgresRow] {
+    handles.withLock { $0.values.compactMap { $0.handle?.row } }
+  }
+
+  // MARK: PostgresLinkDelegate
+
+  func announced(_ payload: String) {
+    // `key:version`; a key name has no colon, but split at the last one all the same.
+    guard let colon = payload.lastIndex(of: ":"),
+      let version = Int64(payload[payload.index(after: colon)...])
+    else {
+      return Self.strange.warn(
+        settings.description,
+        "\(settings): an announcement \"\(payload)\" that is not key:version; ignored")
+    }
+    let name = String(payload[..<colon])
+    handles.withLock { $0[name]?.handle }?.row.announced(version)
+  }
+
+  func linkConnected(again: Bool) {
+    guard missedAnnouncements.exchange(false, ordering: .acquiringAndReleasing) else { return }
+    resynchronize()
+  }
+
+  func linkLost(_ failure: PostgresFailure) {
+    missedAnnouncements.store(true, ordering: .releasing)
+    for row in rows { row.unavailable(failure) }
+  }
+
+  /// Reads every held row again after the link was down: announcements sent meanwhile were
+  /// lost with it.
+  private func resynchronize() {
+    let rows = self.rows
+    guard !rows.isEmpty else { return }
+    link.run(statements.fetch(rows.map(\.name))).whenComplete { result in
+      guard case .success(let found) = result else {
+        // Down again: the next connection reads them.
+        self.missedAnnouncements.store(true, ordering: .releasing)
+        return
+      }
+      var current: [String: (json: String, version: Int64)] = [:]
+      for row in found {
+        guard let (name, json, version) = try? row.decode((String, String, Int64).self) else {
+          continue
+        }
+        current[name] = (json, version)
+      }
+      for row in rows { row.resynchronized(current[row.name]) }
+    }
+  }
+
+  static let logger = Logger(label: "tether.postgres")
+  private static let strange = BurstWarnings(label: "tether.postgres")
+}
+
+/// The current scope's stores, one per server and table, kept while a key holds them.
+final class PostgresStores: Sendable {
+  private struct WeakStore {
+    weak var store: PostgresStore?
+  }
+
+  private let stores = Mutex<[PostgresSettings: WeakStore]>([:])
+  private let scope: TetherScope.ID
+
+  init(scope: TetherScope.ID) {
+    self.scope = scope
+  }
+
+  /// The current scope's stores.
+  static var current: PostgresStores {
+    let scope = TetherScope.current
+    return scope.local(PostgresStores.self) { PostgresStores(scope: scope.id) }
+  }
+
+  /// The store of `settings`, connecting on first use.
+  func store(_ settings: PostgresSettings) -> PostgresStore {
+    let (store, made) = stores.withLock { stores -> (PostgresStore, Bool) in
+      if let live = stores[settings]?.store { return (live, false) }
+      let made = PostgresStore(settings: settings, scope: scope)
+      stores[settings] = WeakStore(store: made)
+      return (made, true)
+    }
+    if made { store.link.start(delegate: store) }
+    return store
+  }
+}
