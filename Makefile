@@ -15,10 +15,16 @@ deps:
 	@dpkg -s libinotifytools0-dev >/dev/null 2>&1 || { \
 	  echo "installing libinotifytools0-dev"; $(APT) update -q && $(APT) install -y -q libinotifytools0-dev; }
 
-# The watcher tests also save with vim, which renames over the file outside /tmp.
+# The watcher tests also save with vim, which renames over the file outside /tmp. The
+# PostgreSQL tests start their own throwaway servers (never one here) with the postgresql
+# package's binaries, and put them on other "hosts" with iproute2's network namespaces.
 test-deps: deps
 	@command -v vim >/dev/null 2>&1 || { \
 	  echo "installing vim"; $(APT) update -q && $(APT) install -y -q vim; }
+	@dpkg -s postgresql >/dev/null 2>&1 || { \
+	  echo "installing postgresql"; $(APT) update -q && $(APT) install -y -q postgresql; }
+	@command -v ip >/dev/null 2>&1 || { \
+	  echo "installing iproute2"; $(APT) update -q && $(APT) install -y -q iproute2; }
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(SOURCES)
