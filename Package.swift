@@ -193,6 +193,11 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
     .testTarget(
+      name: "TetherPostgresTests",
+      dependencies: ["Tether", "TetherPostgres", "TetherTesting", "TetherTestHelperSupport"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
       name: "TetherInMemoryTests",
       dependencies: ["Tether", "TetherInMemory", "TetherTesting"],
       swiftSettings: swiftSettings

@@ -45,7 +45,8 @@ final class PostgresLink: Sendable {
   private static let nextID = Atomic<Int>(1)
   private static let logger = Logger(label: "tether.postgres")
 
-  /// How long a statement may take before the connection is taken for dead.
+  /// How long a statement may take before the connection is taken for dead (a heartbeat, which
+  /// carries nothing, has 3 s).
   static let deadline = TimeAmount.seconds(5)
 
   init(settings: PostgresSettings) {
@@ -106,11 +107,11 @@ final class PostgresLink: Sendable {
 
   /// Runs `query` on `connection`, closing the connection if it takes past the deadline.
   private static func run(
-    _ query: PostgresQuery, on connection: PostgresConnection
+    _ query: PostgresQuery, on connection: PostgresConnection, deadline: TimeAmount = deadline
   ) -> EventLoopFuture<PostgresQueryResult> {
     let timer = connection.eventLoop.scheduleTask(in: deadline) {
-      logger.warning(
-        "a statement took over \(deadline.nanoseconds / 1_000_000_000) s; reconnecting")
+      let seconds = Double(deadline.nanoseconds) / 1e9
+      logger.warning("a statement took over \(seconds) s; taking the connection for lost")
       Self.abandon(connection)
     }
     let result = connection.query(query, logger: logger)
@@ -230,7 +231,8 @@ final class PostgresLink: Sendable {
       let heartbeat = connection.eventLoop.scheduleRepeatedAsyncTask(
         initialDelay: .seconds(1), delay: .seconds(1)
       ) { _ -> EventLoopFuture<Void> in
-        Self.run(statements.heartbeat, on: connection).map { _ in () }.recover { _ in () }
+        Self.run(statements.heartbeat, on: connection, deadline: .seconds(3)).map { _ in () }
+          .recover { _ in () }
       }
       return Connected(connection: connection, serverProcess: serverProcess, heartbeat: heartbeat)
     }

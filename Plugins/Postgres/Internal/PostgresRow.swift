@@ -81,11 +81,15 @@ final class PostgresRow: Sendable {
     }
   }
 
+  /// The JSON and version of the one row `rows` holds, if any.
   private static func decode(_ rows: PostgresQueryResult) -> (String, Int64)? {
     guard let row = rows.first else { return nil }
     do {
       return try row.decode((String, Int64).self)
     } catch {
+      // The statement names two columns of these types: a row that is not so is a server
+      // unlike any this code was written for. Said, and taken as no row.
+      PostgresStore.logger.error("a row read back does not decode: \(error)")
       return nil
     }
   }

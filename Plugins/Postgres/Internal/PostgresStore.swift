@@ -90,10 +90,14 @@ final class PostgresStore: PostgresLinkDelegate {
       }
       var current: [String: (json: String, version: Int64)] = [:]
       for row in found {
-        guard let (name, json, version) = try? row.decode((String, String, Int64).self) else {
-          continue
+        do {
+          let (name, json, version) = try row.decode((String, String, Int64).self)
+          current[name] = (json, version)
+        } catch {
+          // The statement names three columns of these types: a row that is not so is a
+          // server unlike any this code was written for.
+          Self.logger.error("\(self.settings): a row read back does not decode: \(error)")
         }
-        current[name] = (json, version)
       }
       for row in rows { row.resynchronized(current[row.name]) }
     }

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import Tether
+import TetherPostgres
+import TetherTestHelperSupport
+import TetherTesting
+
+/// Two scopes of one process, each with its own connection, as two hosts would be: what one
+/// writes the other sees, and what a person writes with `psql` both see.
+@Suite(postgresAvailable)
+struct PostgresSharingTests {
+  /// Runs `body` with two scopes bootstrapped on one table, each holding `count` (default 0).
+  private static func twoHolders(
+    table: String, throttle: String = "50ms",
+    _ body: @escaping @Sendable (PostgresCluster, Shared<Int>, Shared<Int>) async throws -> Void
+  ) async throws {
+    let cluster = try await TestServer.shared()
+    let config = TestServer.config(cluster, table: table, throttle: throttle)
+    try await TetherSystem.withBootstrap(
+      configuration: config, strategies: [PostgresStrategy.self]
+    ) {
+      let first = Shared(wrappedValue: 0, .registered("count"))
+      try await TetherSystem.withBootstrap(
+        configuration: config, strategies: [PostgresStrategy.self]
+      ) {
+        let second = Shared(wrappedValue: 0, .registered("count"))
+        try await body(cluster, first, second)
+      }
+    }
+  }
+
+  @Test func aWriteInOneScopeReachesTheOtherAndIsNotEchoedBack() async throws {
+    try await Self.twoHolders(table: TestServer.uniqueTable()) { _, first, second in
+      await expectEventually { first.loadError == nil && !first.isLoading }
+      first.withLock { $0 = 41 }
+      try await first.save()
+      await expectEventually(timeout: .seconds(5)) { second.wrappedValue == 41 }
+      second.withLock { $0 += 1 }
+      await expectEventually(timeout: .seconds(5)) { first.wrappedValue == 42 }
+      #expect(first.saveError == nil && second.saveError == nil)
+    }
+  }
+
+  @Test func aRowEditedWithPsqlReachesEveryHolder() async throws {
+    let table = TestServer.uniqueTable()
+    try await Self.twoHolders(table: table) { cluster, first, second in
+      await expectEventually { !first.isLoading && !second.isLoading }
+      try await TestServer.edit(cluster, table: table, key: "count", json: "7")
+      await expectEventually(timeout: .seconds(5)) {
+        first.wrappedValue == 7 && second.wrappedValue == 7
+      }
+      _ = try await cluster.psql("DELETE FROM \(table) WHERE key = 'count'")
+      await expectEventually(timeout: .seconds(5)) {
+        first.wrappedValue == 0 && second.wrappedValue == 0
+      }
+    }
+  }
+
+  @Test func transactionsOfTwoScopesCountExactly() async throws {
+    try await Self.twoHolders(table: TestServer.uniqueTable()) { _, first, second in
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for holder in [first, second] {
+          group.addTask {
+            for _ in 0..<100 { try await holder.transaction { $0 += 1 } }
+          }
+        }
+        try await group.waitForAll()
+      }
+      await expectEventually(timeout: .seconds(5)) {
+        first.wrappedValue == 200 && second.wrappedValue == 200
+      }
+    }
+  }
+
+  @Test func aResetInOneScopeShowsTheDefaultInTheOther() async throws {
+    try await Self.twoHolders(table: TestServer.uniqueTable()) { cluster, first, second in
+      first.withLock { $0 = 5 }
+      try await first.save()
+      await expectEventually(timeout: .seconds(5)) { second.wrappedValue == 5 }
+      try await second.reset()
+      #expect(second.wrappedValue == 0)
+      await expectEventually(timeout: .seconds(5)) { first.wrappedValue == 0 }
+    }
+  }
+
+  @Test func manyWithLockChangesInOneWindowAreWrittenAsTheLastValue() async throws {
+    let table = TestServer.uniqueTable()
+    try await Self.twoHolders(table: table, throttle: "200ms") { cluster, first, second in
+      await expectEventually { !first.isLoading }
+      for value in 1...1_000 { first.withLock { $0 = value } }
+      await expectEventually(timeout: .seconds(5)) { second.wrappedValue == 1_000 }
+      let stored = try await cluster.psql("SELECT value FROM \(table) WHERE key = 'count'")
+      #expect(stored == "1000")
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+import Tether
+import TetherPostgres
+import TetherTestHelperSupport
+import TetherTesting
+
+/// The throwaway PostgreSQL cluster these tests share: started by the first test that asks, on
+/// loopback, in a temporary folder, and stopped when the test process exits. Each test keeps
+/// to a table of its own, so tests run in parallel without seeing each other's rows.
+enum TestServer {
+  /// One start, however many tests ask at once: they all wait for the same task.
+  private actor Starter {
+    var starting: Task<PostgresCluster, any Error>?
+
+    func shared() async throws -> PostgresCluster {
+      if let starting { return try await starting.value }
+      let task = Task { try await PostgresCluster.start() }
+      starting = task
+      return try await task.value
+    }
+  }
+
+  private static let starter = Starter()
+
+  /// Why these tests cannot run here (no PostgreSQL), printed by the tests that skip.
+  static let unavailableReason = PostgresCluster.unavailableReason
+
+  /// The shared cluster.
+  static func shared() async throws -> PostgresCluster { try await starter.shared() }
+
+  /// A table name no other test uses.
+  static func uniqueTable() -> String {
+    "t_" + UUID().uuidString.prefix(8).lowercased()
+  }
+
+  /// The body of a `[strategy.postgres]` section for `cluster`'s `table`.
+  static func options(
+    _ cluster: PostgresCluster, table: String, throttle: String = "50ms"
+  ) -> String {
+    """
+    url = \(cluster.url)
+    password-file = \(cluster.passwordFile.path)
+    table = \(table)
+    throttle = \(throttle)
+    """
+  }
+
+  /// A config mapping every key to `cluster`'s `table`.
+  static func config(
+    _ cluster: PostgresCluster, table: String, throttle: String = "50ms"
+  ) -> TetherConfiguration {
+    .string(
+      """
+      [keys]
+      * = postgres
+
+      [strategy.postgres]
+      \(options(cluster, table: table, throttle: throttle))
+      """)
+  }
+
+  /// Writes `json` as row `key` of `table` the way another program would: with `psql`.
+  static func edit(
+    _ cluster: PostgresCluster, table: String, key: String, json: String
+  ) async throws {
+    _ = try await cluster.psql(
+      """
+      INSERT INTO \(table) (key, value, version) VALUES ('\(key)', '\(json)', 0)
+      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
+      """)
+  }
+}
+
+/// Skips a test whose server cannot be started here, saying why.
+let postgresAvailable = Testing.ConditionTrait.enabled(
+  if: TestServer.unavailableReason == nil,
+  Comment(rawValue: TestServer.unavailableReason ?? "PostgreSQL is installed"))
