@@ -94,3 +94,28 @@ struct PostgresSharingTests {
     }
   }
 }
+
+/// A store's connection lasts as long as a key of its scope is held, and no longer.
+@Suite(postgresAvailable)
+struct PostgresConnectionLifetimeTests {
+  @Test func theConnectionClosesOnceTheScopeAndItsHoldersHaveGone() async throws {
+    let cluster = try await TestServer.shared()
+    let table = TestServer.uniqueTable()
+    let connections = """
+      SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'tether \(table) %'
+      """
+    try await TetherSystem.withBootstrap(
+      configuration: TestServer.config(cluster, table: table),
+      strategies: [PostgresStrategy.self]
+    ) {
+      @Shared(.registered("count")) var count = 0
+      $count.withLock { $0 = 1 }
+      try await $count.save()
+      #expect(try await cluster.psql(connections) == "1")
+    }
+    let closed = try await TestServer.eventually(timeout: .seconds(5)) {
+      try await cluster.psql(connections) == "0"
+    }
+    #expect(closed, "the store's connection is still open after its scope ended")
+  }
+}

@@ -60,6 +60,19 @@ enum TestServer {
       """)
   }
 
+  /// Whether `condition` (which asks the server, so it is async) holds within `timeout`,
+  /// asked every 50 ms.
+  static func eventually(
+    timeout: Duration, _ condition: () async throws -> Bool
+  ) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      if try await condition() { return true }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    return try await condition()
+  }
+
   /// Writes `json` as row `key` of `table` the way another program would: with `psql`.
   static func edit(
     _ cluster: PostgresCluster, table: String, key: String, json: String

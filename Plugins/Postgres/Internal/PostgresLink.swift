@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOSSL
@@ -38,7 +39,16 @@ final class PostgresLink: Sendable {
   }
 
   private let state = Mutex<State>(.connecting(waiters: []))
-  private let delegate = Mutex<(any PostgresLinkDelegate)?>(nil)
+  /// Weak: the delegate (the store) owns the link.
+  private let delegateReference = Mutex(WeakDelegate())
+
+  private struct WeakDelegate {
+    weak var delegate: (any PostgresLinkDelegate)?
+  }
+
+  private var delegate: (any PostgresLinkDelegate)? {
+    delegateReference.withLock { $0.delegate }
+  }
   private let everConnected = Atomic<Bool>(false)
   private let settings: PostgresSettings
   private let statements: PostgresStatements
@@ -56,7 +66,7 @@ final class PostgresLink: Sendable {
 
   /// Starts connecting; `delegate` is told from then on (held weakly: it owns the link).
   func start(delegate: any PostgresLinkDelegate) {
-    self.delegate.withLock { $0 = delegate }
+    delegateReference.withLock { $0.delegate = delegate }
     connect(attempt: 0)
   }
 
@@ -146,7 +156,7 @@ final class PostgresLink: Sendable {
       return
     }
     for waiter in waiters { waiter(result) }
-    let delegate = self.delegate.withLock { $0 }
+    let delegate = self.delegate
     switch result {
     case .success(let connected):
       let again = everConnected.exchange(true, ordering: .relaxed)
@@ -185,7 +195,7 @@ final class PostgresLink: Sendable {
     }
     guard wasCurrent else { return }
     Self.logger.warning("\(settings): connection lost; reconnecting")
-    delegate.withLock { $0 }?.linkLost(.lost)
+    delegate?.linkLost(.lost)
     connect(attempt: 1)
   }
 
@@ -201,6 +211,10 @@ final class PostgresLink: Sendable {
       return loop.makeFailedFuture(PostgresFailure.connection("TLS: \(error)"))
     }
     configuration.options.connectTimeout = .seconds(3)
+    // What `pg_stat_activity` shows a DBA: which program, and whose table.
+    configuration.options.additionalStartupParameters = [
+      ("application_name", "tether \(settings.table) \(ProcessInfo.processInfo.processName)")
+    ]
     let connecting = PostgresConnection.connect(
       on: loop, configuration: configuration,
       id: Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue, logger: Self.logger)
@@ -223,7 +237,7 @@ final class PostgresLink: Sendable {
     let listening: EventLoopFuture<Int32> = process.flatMap { serverProcess in
       connection.addListener(channel: statements.channel) { [weak self] _, notification in
         guard let self, notification.backendPID != serverProcess else { return }
-        self.delegate.withLock { $0 }?.announced(notification.payload)
+        self.delegate?.announced(notification.payload)
       }
       return Self.run(statements.listen, on: connection).map { _ in serverProcess }
     }
