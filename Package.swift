@@ -194,7 +194,9 @@ let package = Package(
     ),
     .testTarget(
       name: "TetherPostgresTests",
-      dependencies: ["Tether", "TetherPostgres", "TetherTesting", "TetherTestHelperSupport"],
+      dependencies: [
+        "Tether", "TetherPostgres", "TetherTesting", "TetherTestHelperSupport", "tether",
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -118,4 +118,19 @@ struct PostgresConnectionLifetimeTests {
     }
     #expect(closed, "the store's connection is still open after its scope ended")
   }
+
+  @Test func theEndOfTheScopeWritesAChangeStillInItsThrottleWindow() async throws {
+    let cluster = try await TestServer.shared()
+    let table = TestServer.uniqueTable()
+    try await TetherSystem.withBootstrap(
+      configuration: TestServer.config(cluster, table: table, throttle: "60s"),
+      strategies: [PostgresStrategy.self]
+    ) {
+      @Shared(.registered("count")) var count = 0
+      await expectEventually { !$count.isLoading }
+      $count.withLock { $0 = 1 }  // written at once: the window's leading write
+      $count.withLock { $0 = 2 }  // due at the window's end, a minute away
+    }
+    #expect(try await cluster.psql("SELECT value FROM \(table) WHERE key = 'count'") == "2")
+  }
 }
