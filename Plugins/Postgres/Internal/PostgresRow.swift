@@ -217,7 +217,8 @@ final class PostgresRow: Sendable {
 
   /// The database won: the change not written yet is dropped, its callers told of the conflict.
   private func dropPending() {
-    writer?.revisePending({ _ in nil }, conflict: { _ in nil })
+    let conflict = TetherError.conflict(key: name, location: store.settings.description)
+    writer?.revisePending({ _ in nil }, conflict: { _ in conflict })
   }
 
   // MARK: Holders
