@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHELL := /bin/bash
 TEST_LOG := .build/test-output.log
 
-.PHONY: deps test-deps lint test soak asan asan-build format demo bench
+.PHONY: deps test-deps bench-deps lint test soak asan asan-build format demo bench
 
 APT := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get
 
@@ -94,6 +94,11 @@ demo: deps
 	$(SWIFT) build --product tether
 	$(SWIFT) run --skip-build tether demo --config Config/tether.conf
 
+# The PostgreSQL benchmarks run a throwaway server of their own (Benchmarks/report.py).
+bench-deps: deps
+	@dpkg -s postgresql >/dev/null 2>&1 || { \
+	  echo "installing postgresql"; $(APT) update -q && $(APT) install -y -q postgresql; }
+
 # The benchmarks (a separate package in Benchmarks/, built in release by its plugin).
-bench: deps
+bench: bench-deps
 	python3 Benchmarks/report.py

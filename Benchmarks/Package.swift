@@ -14,6 +14,7 @@ let package = Package(
     .package(path: tether.path),
     .package(
       url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     .executableTarget(
@@ -24,6 +25,8 @@ let package = Package(
         .product(name: "TetherInMemory", package: tether.lastPathComponent),
         .product(name: "TetherFileStorage", package: tether.lastPathComponent),
         .product(name: "TetherDefaults", package: tether.lastPathComponent),
+        .product(name: "TetherPostgres", package: tether.lastPathComponent),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ],
       path: "TetherBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -4,7 +4,12 @@
 Each row compares a Tether figure with a baseline measured in the same run. Figures are medians
 (p50) unless the row says otherwise; nanosecond rows come from samples of a million operations.
 """
+import contextlib
+import glob
+import os
 import pathlib
+import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -13,13 +18,73 @@ HERE = pathlib.Path(__file__).resolve().parent
 SCALES = {"(K)": 1e3, "(M)": 1e6, "(G)": 1e9}
 
 
+@contextlib.contextmanager
+def postgres_server():
+    """A throwaway PostgreSQL cluster on 127.0.0.1 and a free port, in a temporary folder, made
+    with Debian's newest binaries: yields the environment that names it to the benchmarks, then
+    stops it and removes the folder, also when the run fails. initdb refuses to run as root, so
+    as root the cluster is the postgres user's."""
+    versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                      key=lambda path: int(pathlib.Path(path).parts[-3]))
+    if not versions:
+        sys.exit("PostgreSQL is not installed (make bench installs it: apt-get install postgresql)")
+    bin_dir = pathlib.Path(versions[-1]).parent
+    as_owner = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="tether-bench-postgres-"))
+    data = folder / "data"
+    started = False
+    try:
+        folder.chmod(0o755)  # The cluster's owner reaches its folders through this one.
+        password = os.urandom(12).hex()
+        pwfile = folder / "initdb-password"  # The cluster owner's, for initdb.
+        password_file = folder / "password"  # The benchmarks', mode 0600 as Tether requires.
+        for path in (pwfile, password_file):
+            path.write_text(password + "\n")
+            path.chmod(0o600)
+        data.mkdir()
+        (folder / "sockets").mkdir()
+        if as_owner:
+            for path in (pwfile, data, folder / "sockets"):
+                shutil.chown(path, "postgres", "postgres")
+        quiet = dict(stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        made = subprocess.run(
+            as_owner + [bin_dir / "initdb", "-D", data, "--auth=scram-sha-256", "-U", "tether",
+                        f"--pwfile={pwfile}", "--no-sync"], **quiet)
+        if made.returncode != 0:
+            sys.exit(f"initdb failed:\n{made.stdout}")
+        with socket.socket() as probe:  # A port free now, most likely still free below.
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        options = (f"-c listen_addresses=127.0.0.1 -c port={port} -c fsync=off "
+                   f"-c unix_socket_directories={folder / 'sockets'}")
+        started = True
+        run = subprocess.run(
+            as_owner + [bin_dir / "pg_ctl", "-D", data, "-l", data / "server.log", "-o", options,
+                        "-w", "start"], **quiet)
+        if run.returncode != 0:
+            log = data / "server.log"
+            sys.exit(f"the PostgreSQL server did not start:\n{run.stdout}"
+                     f"{log.read_text() if log.exists() else ''}")
+        yield {"TETHER_BENCH_POSTGRES_URL": f"postgres://tether@127.0.0.1:{port}/postgres",
+               "TETHER_BENCH_POSTGRES_PASSWORD_FILE": str(password_file)}
+    finally:
+        if started:
+            subprocess.run(as_owner + [bin_dir / "pg_ctl", "-D", data, "-m", "fast", "-w",
+                                       "stop"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def run(out):
     print("Building and running Benchmarks/ (release; about a minute after the first build)…",
           flush=True)
-    result = subprocess.run(
-        ["swift", "package", "--allow-writing-to-package-directory", "benchmark",
-         "--format", "histogramPercentiles", "--path", out, "--no-progress"],
-        cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    with postgres_server() as server:
+        result = subprocess.run(
+            ["swift", "package", "--allow-writing-to-package-directory", "benchmark",
+             "--format", "histogramPercentiles", "--path", out, "--no-progress",
+             *sys.argv[1:]],
+            cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, **server})
     if result.returncode != 0:
         sys.stdout.write(result.stdout)
         sys.exit(f"the benchmarks failed (exit {result.returncode})")
@@ -52,7 +117,11 @@ def main():
         run(out)
         f = load(out)
 
+    filtered = len(sys.argv) > 1  # Arguments (--filter …) pass to the benchmark runner.
+
     def at(benchmark, metric="wallClock", percentile=50):
+        if filtered and (benchmark, metric) not in f:
+            return float("nan")  # Not run: its rows are left out below.
         return f[(benchmark, metric)][percentile]
 
     ns = lambda b: at(b) / 1000  # µs per million operations -> ns per operation
@@ -135,6 +204,28 @@ def main():
     ratio_row("config bootstrap, 1,000 mapped keys (baseline: split the text by hand)",
               ms(at("config.tether")), ms(at("config.byhand")), "ms", float("inf"), "—")
 
+    # The postgres strategy against the same work by hand on plain PostgresNIO connections to
+    # the same throwaway server (postgres_server above).
+    for percentile, limit, target in ((50, 2, "p50 ≤ 2×"), (99, float("inf"), "—")):
+        ratio_row(f"postgres: row updated on host A → holder on host B sees it, p{percentile}"
+                  " (baseline: raw pg_notify → a LISTENing connection + one row read)",
+                  at("postgres.edit", "tether.us", percentile),
+                  at("postgres.edit", "raw.us", percentile), "µs", limit, target)
+    ratio_row("postgres: row updated → holder sees it, p50, vs a raw UPDATE of a row (its"
+              " trigger's NOTIFY) → a LISTENing connection + one row read (floor)",
+              at("postgres.edit", "tether.us"), at("postgres.edit", "raw-update.us"), "µs",
+              float("inf"), "—")
+    ratio_row("postgres: 1,000 withLock + save() of one key vs the store's version-checked"
+              " upsert, awaited each time, on a raw connection",
+              ms(at("postgres.save.tether")), ms(at("postgres.save.byhand")), "ms",
+              float("inf"), "—")
+    ratio_row("postgres: a new key's holder until its first load is done (p50 of 200) vs one"
+              " SELECT of the row by hand",
+              at("postgres.start", "tether.us"), at("postgres.start", "byhand.us"), "µs",
+              float("inf"), "—")
+
+    if filtered:
+        rows = [row for row in rows if "nan" not in row[1]]
     print("| metric | Tether | baseline | ratio | target | met |")
     print("|---|---|---|---|---|---|")
     for metric, tether, baseline, ratio, target, met in rows:

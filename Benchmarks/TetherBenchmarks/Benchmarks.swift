@@ -11,4 +11,5 @@ let benchmarks: @Sendable () -> Void = {
   transactionBenchmarks()
   defaultsBenchmarks()
   configBenchmarks()
+  postgresBenchmarks()
 }
