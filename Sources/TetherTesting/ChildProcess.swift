@@ -41,8 +41,7 @@ public func runChild(
   timeout: Duration = .seconds(120)
 ) async throws -> ChildResult {
   let process = Process()
-  process.executableURL = URL(filePath: executable)
-  process.arguments = arguments
+  (process.executableURL, process.arguments) = withDefaultSignals(executable, arguments)
   process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
   let output = Pipe()
   let errors = Pipe()
@@ -141,4 +140,14 @@ public func shell(
   #expect(
     result.status == 0, "\(script) failed: \(result.errors)", sourceLocation: sourceLocation)
   return result
+}
+
+/// `executable` run with `arguments` through `env --default-signal=PIPE`: a child starts with
+/// SIGPIPE's default action, as from a shell, though this process ignores it (SwiftNIO ignores
+/// it process-wide, and ignored signals are inherited across `exec`). A child writing to a pipe
+/// whose reader has gone (`yes | head`) then ends quietly, not with an error message.
+package func withDefaultSignals(
+  _ executable: String, _ arguments: [String]
+) -> (URL, [String]) {
+  (URL(filePath: "/usr/bin/env"), ["--default-signal=PIPE", executable] + arguments)
 }

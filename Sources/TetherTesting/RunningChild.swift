@@ -23,8 +23,7 @@ public final class RunningChild: Sendable {
   public init(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:]
   ) throws {
-    process.executableURL = URL(filePath: executable)
-    process.arguments = arguments
+    (process.executableURL, process.arguments) = withDefaultSignals(executable, arguments)
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.standardInput = input
     process.standardOutput = output
