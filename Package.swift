@@ -138,7 +138,7 @@ let package = Package(
     .executableTarget(
       name: "tether-test-helper",
       dependencies: [
-        "TetherFiles", "TetherWatcher", "TetherFileStorage", "TetherDefaults",
+        "TetherFiles", "TetherWatcher", "TetherFileStorage", "TetherDefaults", "TetherPostgres",
         "TetherTestHelperSupport",
       ],
       path: "Tests/TetherTestHelper",
@@ -194,7 +194,10 @@ let package = Package(
     ),
     .testTarget(
       name: "TetherPostgresTests",
-      dependencies: ["Tether", "TetherPostgres", "TetherTesting", "TetherTestHelperSupport"],
+      dependencies: [
+        "Tether", "TetherPostgres", "TetherTesting", "tether-test-helper",
+        "TetherTestHelperSupport",
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(
