@@ -138,7 +138,7 @@ let package = Package(
     .executableTarget(
       name: "tether-test-helper",
       dependencies: [
-        "TetherFiles", "TetherWatcher", "TetherFileStorage", "TetherDefaults",
+        "TetherFiles", "TetherWatcher", "TetherFileStorage", "TetherDefaults", "TetherPostgres",
         "TetherTestHelperSupport",
       ],
       path: "Tests/TetherTestHelper",
@@ -195,7 +195,8 @@ let package = Package(
     .testTarget(
       name: "TetherPostgresTests",
       dependencies: [
-        "Tether", "TetherPostgres", "TetherTesting", "TetherTestHelperSupport", "tether",
+        "Tether", "TetherPostgres", "TetherTesting", "tether-test-helper",
+        "TetherTestHelperSupport", "tether",
       ],
       swiftSettings: swiftSettings
     ),

@@ -50,14 +50,20 @@ enum TestServer {
   static func config(
     _ cluster: PostgresCluster, table: String, throttle: String = "50ms"
   ) -> TetherConfiguration {
-    .string(
-      """
-      [keys]
-      * = postgres
+    .string(configText(cluster, table: table, throttle: throttle))
+  }
 
-      [strategy.postgres]
-      \(options(cluster, table: table, throttle: throttle))
-      """)
+  /// ``config(_:table:throttle:)``'s text, for a helper process or a config file.
+  static func configText(
+    _ cluster: PostgresCluster, table: String, throttle: String = "50ms"
+  ) -> String {
+    """
+    [keys]
+    * = postgres
+
+    [strategy.postgres]
+    \(options(cluster, table: table, throttle: throttle))
+    """
   }
 
   /// Whether `condition` (which asks the server, so it is async) holds within `timeout`,
@@ -89,3 +95,8 @@ enum TestServer {
 let postgresAvailable = Testing.ConditionTrait.enabled(
   if: TestServer.unavailableReason == nil,
   Comment(rawValue: TestServer.unavailableReason ?? "PostgreSQL is installed"))
+
+/// Skips a test that needs hosts in network namespaces when none can be made here, saying why.
+let namespacesAvailable = Testing.ConditionTrait.enabled(
+  if: TestNetwork.unavailableReason == nil,
+  Comment(rawValue: TestNetwork.unavailableReason ?? "network namespaces can be made"))

@@ -2,6 +2,7 @@ import Foundation
 import Tether
 import TetherDefaults
 import TetherFileStorage
+import TetherPostgres
 import TetherTestHelperSupport
 
 // Transactions from a process of their own: counting with others, and killed while counting.
@@ -17,29 +18,36 @@ extension Helper {
   }
 
   /// Runs `body`, waiting for it on this thread, with a holder of the value a transaction or
-  /// reset scenario works on: the file at `file`, or `key` of the defaults file `file` (which
-  /// every registered name maps to), starting from `initial`.
+  /// reset scenario works on: the file at `file`, `key` of the defaults file `file` (which
+  /// every registered name maps to), or the row `key` of the PostgreSQL table the config file
+  /// `file` names, starting from `initial`.
   static func holding(
     _ store: TransactionStore, file: String, key: String, default initial: Int,
     _ body: @escaping @Sendable (Shared<Int>) async throws -> Void
   ) {
-    let config = """
-      [keys]
-      * = defaults
+    let config: TetherConfiguration =
+      switch store {
+      case .file, .defaults:
+        .string(
+          """
+          [keys]
+          * = defaults
 
-      [strategy.defaults]
-      file = \(file)
-      """
+          [strategy.defaults]
+          file = \(file)
+          """)
+      case .postgres: .file(file)
+      }
     let done = DispatchSemaphore(value: 0)
     Task {
       do {
         try await TetherSystem.withBootstrap(
-          configuration: .string(config), strategies: [DefaultsStrategy.self]
+          configuration: config, strategies: [DefaultsStrategy.self, PostgresStrategy.self]
         ) {
           let value =
             switch store {
             case .file: Shared(wrappedValue: initial, .fileStorage(URL(filePath: file)))
-            case .defaults: Shared(wrappedValue: initial, .registered(key))
+            case .defaults, .postgres: Shared(wrappedValue: initial, .registered(key))
             }
           try await body(value)
         }

@@ -60,6 +60,7 @@ extension Helper {
       transact(store: store, file: file, key: key, count: count, mixed: mixed, tag: tag, go: go)
     case .holdUntilReset(let store, let file, let key, let stored, let ready):
       holdUntilReset(store: store, file: file, key: key, stored: stored, ready: ready)
+    case .pgHold(let config, let key): pgHold(config: config, key: key)
     case .shortRecordAtPageEnd: shortRecordAtPageEnd()
     }
   }

@@ -171,6 +171,15 @@ public enum HelperCommand: Codable, Sendable, Equatable {
     store: TransactionStore, file: String, key: String, count: Int, mixed: String? = nil,
     tag: String, go: String)
 
+  // MARK: PostgreSQL
+
+  /// Bootstraps with the config text `config` (mapping `key` to `postgres`), holds
+  /// `@Shared(.registered(key)) var value = 0`, and prints a ``PostgresHolderLine`` whenever the
+  /// value, `isLoading`, `loadError` or `saveError` changes. Reads commands from standard input:
+  /// `set N` (`withLock`), `save` (prints `{"saved":N}` or `{"saveFailed":"…"}` once it returns)
+  /// and `exit` (flushes and exits 0). Runs until told to exit or killed.
+  case pgHold(config: String, key: String)
+
   /// Lists a `dirent` record named `a` that ends where an inaccessible page begins, as the last
   /// record of `readdir`'s buffer can; reading more than the record is a segmentation fault.
   /// Reports the names seen (``HelperReport/names``).
@@ -197,6 +206,48 @@ public enum TransactionStore: String, Codable, Sendable {
   case file
   /// A line of a defaults file (a registered key mapped to `defaults`).
   case defaults
+  /// A row of a PostgreSQL table: `file` is then a Tether config file mapping every key to
+  /// `postgres` (``PostgresHolderLine`` tests write one with `TestServer.config`'s text).
+  case postgres
+}
+
+/// One line a ``HelperCommand/pgHold(config:key:)`` helper prints, as JSON: the holder's state
+/// (`value`, `loading`, `loadError`, `saveError`, the errors' descriptions or nil), or how a
+/// `save` went (`saved`, the value saved, or `saveFailed`, the error).
+public struct PostgresHolderLine: Codable, Sendable, Equatable {
+  /// The value held.
+  public var value: Int?
+  /// Whether the holder was still loading.
+  public var loading: Bool?
+  /// The holder's `loadError`, described.
+  public var loadError: String?
+  /// The holder's `saveError`, described.
+  public var saveError: String?
+  /// A `save` returned, having saved this value.
+  public var saved: Int?
+  /// A `save` threw this.
+  public var saveFailed: String?
+
+  /// A line with nothing set.
+  public init() {}
+
+  /// Whether this is a state line (not a save's outcome).
+  public var isState: Bool { value != nil }
+
+  /// The line as the helper prints it, without the newline.
+  public func encoded() -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+  }
+
+  /// The complete lines of `output` that are holder lines, in order (a line still being
+  /// written, or one of another kind, is left out).
+  public static func parse(_ output: String) -> [PostgresHolderLine] {
+    var lines = output.split(separator: "\n", omittingEmptySubsequences: true)
+    if !output.hasSuffix("\n"), !lines.isEmpty { lines.removeLast() }
+    return lines.compactMap { try? JSONDecoder().decode(Self.self, from: Data($0.utf8)) }
+  }
 }
 
 /// How a folder changes just before the watcher thread watches its nearest existing ancestor,
