@@ -73,7 +73,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey, CustomStringConvertible {
       return continuation.resume(throwing: error)
     }
     handle.writer.submit(
-      json, immediately: context == .userInitiated,
+      RowChange(json: json, epoch: handle.row.epoch), immediately: context == .userInitiated,
       waiter: WriteWaiter(
         group: continuation.target, completion: { continuation.resume(with: $0) },
         superseded: { continuation.resumeSuperseded() }))

@@ -108,12 +108,9 @@ struct PostgresHostsTests {
       #expect(await staysTrue(for: .seconds(1)) { a.value == 7 && b.value == 7 })
       #expect(try await Self.stored(cluster, network) == "7")
       #expect(!a.values.contains(500), "a never shows b's dropped change: \(a.values)")
-      // b's change was dropped, but its saveError still says it is kept and will be written
-      // once the server is back (the outage's error, never replaced by the conflict).
-      withKnownIssue("the saveError of a change the database won over is left stale") {
-        let reason = b.state?.saveError ?? ""
-        #expect(reason.contains("the stored value wins"), "\(b.transcript)")
-      }
+      // b's change was dropped, and its saveError says so (no longer that it is kept).
+      let reason = b.state?.saveError ?? ""
+      #expect(reason.contains("the stored value wins"), "\(b.transcript)")
     }
   }
 }

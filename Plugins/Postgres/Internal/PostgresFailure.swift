@@ -31,10 +31,10 @@ enum PostgresFailure: Error, Sendable, CustomStringConvertible {
       self = .server(
         state: info?[.sqlState] ?? "?????", message: info?[.message] ?? "no message",
         detail: info?[.detail])
-    case .serverClosedConnection, .uncleanShutdown:
+    case .serverClosedConnection, .uncleanShutdown,
+      // This side closed it: a statement past its deadline (a cut network), or a store going.
+      .clientClosedConnection:
       self = .lost
-    case .clientClosedConnection:
-      self = .closed
     case .sslUnsupported:
       self = .connection("the server does not offer TLS, and tls = require")
     case .authMechanismRequiresPassword:

@@ -9,12 +9,13 @@ extension PostgresRow {
   /// Blocks the calling thread (Tether's transaction thread) for the round trips.
   func transaction<Value>(
     coder: PostgresCoder<Value>, context: LoadContext<Value>,
-    update: (inout Value) throws -> Void, stored: (Value) -> Void, writer: ThrottledWriter<String>
+    update: (inout Value) throws -> Void, stored: (Value) -> Void,
+    writer: ThrottledWriter<RowChange>
   ) throws {
     try writer.drain()
     for attempt in 0... {
-      _ = beginWrite()
-      var version: Int64?
+      beginWrite()
+      var written: (version: Int64, json: String)?
       do {
         let found = try fetchNow()
         var value: Value
@@ -27,17 +28,17 @@ extension PostgresRow {
         }
         try update(&value)
         let json = try coder.encode(value)
-        version = try writeNow(json, base: found?.version ?? 0)
-        if version != nil { stored(value) }
+        written = try writeNow(json, base: found?.version ?? 0)
+        if written != nil { stored(value) }
       } catch let failure as PostgresFailure {
-        finishWrite(version: nil)
+        finishWrite(written: nil)
         throw error(for: failure)
       } catch {
-        finishWrite(version: nil)
+        finishWrite(written: nil)
         throw error
       }
-      finishWrite(version: version)
-      if version != nil { return }
+      finishWrite(written: written)
+      if written != nil { return }
       // Another writer won the row: try again after a short random pause, so that writers
       // racing for one row do not collide in step.
       Thread.sleep(forTimeInterval: Double.random(in: 0...Double(min(attempt, 20))) / 2_000)
@@ -45,18 +46,18 @@ extension PostgresRow {
   }
 
   /// Deletes the row once this process's pending change is written; holders show their default.
-  func reset<Value>(writer: ThrottledWriter<String>, stored: (Value?) -> Void) throws {
+  func reset<Value>(writer: ThrottledWriter<RowChange>, stored: (Value?) -> Void) throws {
     try writer.drain()
-    _ = beginWrite()
+    beginWrite()
     do {
       _ = try wait(store.link.run(store.statements.delete(name)))
     } catch {
-      finishWrite(version: nil)
+      finishWrite(written: nil)
       throw self.error(for: error)
     }
     deleted()
     stored(nil)
-    finishWrite(version: nil)
+    finishWrite(written: nil)
   }
 
   /// The row now, read on the calling thread.
@@ -67,11 +68,13 @@ extension PostgresRow {
     return (json, version)
   }
 
-  /// Writes `json` over `base`, on the calling thread: the new version, or `nil` when the row
-  /// moved past `base`.
-  func writeNow(_ json: String, base: Int64) throws -> Int64? {
+  /// Writes `json` over `base`, on the calling thread: the new version and the JSON as the
+  /// server wrote it, or `nil` when the row moved past `base`.
+  func writeNow(_ json: String, base: Int64) throws -> (version: Int64, json: String)? {
     let rows = try wait(store.link.run(store.statements.write(name, json: json, base: base)))
-    return try rows.first?.decode(Int64.self)
+    guard let row = rows.first else { return nil }
+    let (version, written) = try row.decode((Int64, String).self)
+    return (version, written)
   }
 
   /// The result of `future`, waited for on the calling thread (never an event loop's).

@@ -33,10 +33,7 @@ struct RowSubscriber: Sendable {
 /// the write's version: one older than it is this process's own past, not news.
 final class PostgresRow: Sendable {
   private struct State {
-    var known: Int64 = 0
-    var exists = false
-    var writing = 0
-    var waitingAnnouncement: Int64 = 0
+    var knowledge = RowKnowledge()
     var subscribers: [Int: RowSubscriber] = [:]
     var nextSubscriber = 0
   }
@@ -48,7 +45,7 @@ final class PostgresRow: Sendable {
   private let writerReference = Mutex<WeakWriter>(WeakWriter())
 
   private struct WeakWriter {
-    weak var writer: ThrottledWriter<String>?
+    weak var writer: ThrottledWriter<RowChange>?
   }
 
   init(name: String, store: PostgresStore) {
@@ -56,11 +53,11 @@ final class PostgresRow: Sendable {
     self.store = store
   }
 
-  func attach(_ writer: ThrottledWriter<String>) {
+  func attach(_ writer: ThrottledWriter<RowChange>) {
     writerReference.withLock { $0.writer = writer }
   }
 
-  private var writer: ThrottledWriter<String>? { writerReference.withLock { $0.writer } }
+  private var writer: ThrottledWriter<RowChange>? { writerReference.withLock { $0.writer } }
 
   // MARK: Reading
 
@@ -70,12 +67,7 @@ final class PostgresRow: Sendable {
       done(
         result.mapError(PostgresFailure.init).map { rows in
           guard let (json, version) = Self.decode(rows) else { return .missing }
-          self.state.withLock { state in
-            if version > state.known {
-              state.known = version
-              state.exists = true
-            }
-          }
+          self.state.withLock { $0.knowledge.loaded((json, version)) }
           return .json(json)
         })
     }
@@ -98,9 +90,9 @@ final class PostgresRow: Sendable {
   /// own): read it, unless this process knows that version already.
   func announced(_ version: Int64) {
     let due = state.withLock { state -> Bool in
-      guard version > state.known else { return false }
-      guard state.writing == 0 else {
-        state.waitingAnnouncement = max(state.waitingAnnouncement, version)
+      guard version > state.knowledge.version else { return false }
+      guard state.knowledge.writing == 0 else {
+        state.knowledge.waitingAnnouncement = max(state.knowledge.waitingAnnouncement, version)
         return false
       }
       return true
@@ -111,38 +103,20 @@ final class PostgresRow: Sendable {
   private func fetchAnnounced(_ version: Int64) {
     store.link.run(store.statements.fetch(name)).whenComplete { result in
       guard case .success(let rows) = result else { return }  // The link tells of failures.
-      let found = Self.decode(rows)
-      let news = self.state.withLock { state -> Bool in
-        guard let (_, rowVersion) = found else {
-          // Deleted: the announcement's version is the deletion's.
-          guard state.exists || version > state.known else { return false }
-          state.known = max(state.known, version)
-          state.exists = false
-          return true
-        }
-        guard rowVersion > state.known else { return false }
-        state.known = rowVersion
-        state.exists = true
-        return true
-      }
-      guard news else { return }
+      let found = Self.decode(rows).map { (json: $0.0, version: $0.1) }
+      guard let news = self.state.withLock({ $0.knowledge.learn(found, announced: version) })
+      else { return }
       self.dropPending()
-      self.tell(found.map { .json($0.0) } ?? .missing)
+      self.tell(news)
     }
   }
 
   /// After a reconnect: `found` is what the row holds now. A row that moved while the link was
   /// down wins over a change kept meanwhile; one that did not lets the change be written.
   func resynchronized(_ found: (json: String, version: Int64)?) {
-    let moved = state.withLock { state -> Bool in
-      let moved = found.map { $0.version != state.known || !state.exists } ?? state.exists
-      if let found { state.known = max(state.known, found.version) }
-      state.exists = found != nil
-      return moved
-    }
-    if moved {
+    if let news = state.withLock({ $0.knowledge.learn(found) }) {
       dropPending()
-      tell(found.map { .json($0.json) } ?? .missing)
+      tell(news)
     } else {
       for subscriber in subscribers { subscriber.recovered() }
     }
@@ -160,20 +134,44 @@ final class PostgresRow: Sendable {
 
   // MARK: Writing
 
-  /// Writes `json` over the version this process knows, on the writer's queue (it blocks).
-  func write(_ json: String) -> ThrottledWriter<String>.Outcome {
-    let base = beginWrite()
-    let version: Int64?
+  /// What holders have been told from elsewhere so far: a change made now carries it.
+  var epoch: UInt64 { state.withLock { $0.knowledge.epoch } }
+
+  /// Writes `change` over the version this process knows, on the writer's queue (it blocks).
+  ///
+  /// A change made before holders were told a value from elsewhere is stale: the row's value
+  /// wins, as it does over a pending change when it arrives. A row that moved only to the
+  /// content this process knows is written over.
+  func write(_ change: RowChange) -> ThrottledWriter<RowChange>.Outcome {
+    var (base, stale) = state.withLock { state in
+      state.knowledge.writing += 1
+      return (state.knowledge.version, change.epoch != state.knowledge.epoch)
+    }
+    var written: (version: Int64, json: String)?
     do {
-      version = try writeNow(json, base: base)
+      for _ in 0..<3 where !stale {
+        written = try writeNow(change.json, base: base)
+        if written != nil { break }
+        let found = try fetchNow()
+        let same = state.withLock { state -> Bool in
+          guard let found, found.json == state.knowledge.json,
+            change.epoch == state.knowledge.epoch
+          else { return false }
+          state.knowledge.version = max(state.knowledge.version, found.version)
+          return true
+        }
+        guard same, let found else { break }
+        base = found.version
+      }
     } catch {
-      finishWrite(version: nil)
+      finishWrite(written: nil)
       let failure = PostgresFailure(error)
       return failure.isRefusal
         ? .rejected(self.error(for: failure)) : .failed(self.error(for: failure))
     }
-    finishWrite(version: version)
-    guard version != nil else {
+    stale = written == nil
+    finishWrite(written: written)
+    guard !stale else {
       return .conflicted(TetherError.conflict(key: name, location: store.settings.description))
     }
     return .written
@@ -189,36 +187,37 @@ final class PostgresRow: Sendable {
 
   /// This process deleted the row.
   func deleted() {
-    state.withLock { $0.exists = false }
+    state.withLock { $0.knowledge.json = nil }
   }
 
-  /// Ends a write (of `version`, when it landed), then reads an announcement that waited for it.
-  func finishWrite(version: Int64?, exists: Bool = true) {
+  /// Ends a write (`written`, when it landed), then reads an announcement that waited for it.
+  func finishWrite(written: (version: Int64, json: String)?) {
     let waiting = state.withLock { state -> Int64? in
-      if let version, version > state.known {
-        state.known = version
-        state.exists = exists
+      if let written { state.knowledge.wrote(written.version, json: written.json) }
+      state.knowledge.writing -= 1
+      let knowledge = state.knowledge
+      guard knowledge.writing == 0, knowledge.waitingAnnouncement > knowledge.version else {
+        return nil
       }
-      state.writing -= 1
-      guard state.writing == 0, state.waitingAnnouncement > state.known else { return nil }
-      defer { state.waitingAnnouncement = 0 }
-      return state.waitingAnnouncement
+      state.knowledge.waitingAnnouncement = 0
+      return knowledge.waitingAnnouncement
     }
     if let waiting { fetchAnnounced(waiting) }
   }
 
   /// Starts a write of this process's own (a transaction's, a reset's): announcements wait.
-  func beginWrite() -> Int64 {
-    state.withLock { state in
-      state.writing += 1
-      return state.known
-    }
+  func beginWrite() {
+    state.withLock { $0.knowledge.writing += 1 }
   }
 
-  /// The database won: the change not written yet is dropped, its callers told of the conflict.
+  /// The database won: the change not written yet is dropped, its callers told of the
+  /// conflict, and holders too when it was a change kept after a failure (its callers were
+  /// told of the failure then, and `saveError` still says it will be written).
   private func dropPending() {
+    guard let writer, writer.hasPending else { return }
     let conflict = TetherError.conflict(key: name, location: store.settings.description)
-    writer?.revisePending({ _ in nil }, conflict: { _ in conflict })
+    writer.revisePending({ _ in nil }, conflict: { _ in conflict })
+    tellSaved(.failure(conflict))
   }
 
   // MARK: Holders

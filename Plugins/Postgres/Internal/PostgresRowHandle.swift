@@ -5,13 +5,13 @@ import Tether
 /// flush, or at exit, meanwhile).
 final class PostgresRowHandle: PendingWrites {
   let row: PostgresRow
-  let writer: ThrottledWriter<String>
+  let writer: ThrottledWriter<RowChange>
 
   init(row: PostgresRow) {
     self.row = row
     writer = ThrottledWriter(
       label: row.name, throttle: row.store.settings.throttle, merge: nil,
-      perform: { [row] json in row.write(json) },
+      perform: { [row] change in row.write(change) },
       recovered: { [row] in row.tellSaved(.success(())) })
     row.attach(writer)
     PendingWritesRegistry.register(self, scope: row.store.scope)
@@ -26,4 +26,10 @@ final class PostgresRowHandle: PendingWrites {
   }
 
   func flushNow() { writer.flushNow() }
+}
+
+/// A change waiting to be written: its JSON, and the ``PostgresRow/epoch`` it was made in.
+struct RowChange: Sendable {
+  let json: String
+  let epoch: UInt64
 }

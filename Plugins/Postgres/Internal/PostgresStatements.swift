@@ -82,7 +82,7 @@ struct PostgresStatements: Sendable {
   }
 
   /// Writes `json` as `key`'s value if the row is still at `base` (or missing): returns the
-  /// new version, or no row when the row moved past `base`.
+  /// new version and the value as stored, or no row when the row moved past `base`.
   func write(_ key: String, json: String, base: Int64) -> PostgresQuery {
     var binds = PostgresBindings()
     binds.append(key)
@@ -92,7 +92,7 @@ struct PostgresStatements: Sendable {
       unsafeSQL: """
         INSERT INTO \(quotedTable) AS stored (key, value, version) VALUES ($1, $2::jsonb, 0)
         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value WHERE stored.version = $3
-        RETURNING version
+        RETURNING version, value::text
         """, binds: binds)
   }
 
