@@ -29,8 +29,10 @@ test-deps: deps
 lint:
 	$(SWIFT) format lint --strict --recursive $(SOURCES)
 
-# The whole suite, then the in-process concurrency tests again in a release build, where the
-# optimiser could hide (or cause) an overlapping access or a race that a debug build catches.
+# The whole suite. The in-process concurrency tests run again in a release build, where the
+# optimiser could hide (or cause) an overlapping access or a race that a debug build catches, in
+# `make soak` (20 times): a release build of the package compiles PostgreSQL's client with its two
+# copies of BoringSSL, and would double the time `make test` takes.
 CONCURRENCY_SUITES := WithLockTests|LoadRaceTests|CrossKeyReadTests|RekeyObservationTests|TetherTests.TransactionTests
 # A failing run ends by repeating its failures, so the tail of a long log names them. Last, the
 # example app's package (Examples/Notes, its own build folder), which drives the built `notes`.
@@ -39,7 +41,6 @@ test: test-deps lint
 	@mkdir -p .build
 	@set -o pipefail; $(SWIFT) test --parallel 2>&1 | tee $(TEST_LOG) || { \
 	  echo "--- failures:"; grep "✘" $(TEST_LOG) | grep -v "known issue"; exit 1; }
-	$(SWIFT) test -c release --filter "$(CONCURRENCY_SUITES)"
 	@set -o pipefail; $(SWIFT) test --package-path Examples/Notes 2>&1 | tee $(NOTES_LOG) || { \
 	  echo "--- failures:"; grep "✘" $(NOTES_LOG) | grep -v "known issue"; exit 1; }
 

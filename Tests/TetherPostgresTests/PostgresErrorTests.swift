@@ -29,13 +29,13 @@ struct PostgresErrorTests {
         configuration: config, strategies: [PostgresStrategy.self]
       ) {
         @Shared(.registered("count")) var count = 0
-        await expectEventually(timeout: .seconds(10)) { $count.loadError != nil }
+        await expectEventually(timeout: .seconds(30)) { $count.loadError != nil }
         let message = "\($count.loadError!)"
         #expect(message.contains("key \"count\""), "\(message)")
         #expect(message.contains("password authentication failed"), "\(message)")
         #expect(!message.contains("not-the-password"))
         $count.withLock { $0 = 3 }
-        await expectEventually(timeout: .seconds(10)) { $count.saveError != nil }
+        await expectEventually(timeout: .seconds(30)) { $count.saveError != nil }
         #expect(count == 3)
       }
     }
@@ -55,7 +55,7 @@ struct PostgresErrorTests {
       configuration: config, strategies: [PostgresStrategy.self]
     ) {
       @Shared(.registered("count")) var count = 0
-      await expectEventually(timeout: .seconds(10)) { $count.loadError != nil }
+      await expectEventually(timeout: .seconds(30)) { $count.loadError != nil }
       guard case .unreachable(let key, let store, _)? = $count.loadError as? TetherError else {
         Issue.record("expected unreachable, got \(String(describing: $count.loadError))")
         return
@@ -75,11 +75,11 @@ struct PostgresErrorTests {
       strategies: [PostgresStrategy.self]
     ) {
       @Shared(.registered("notes")) var notes = ""
-      await expectEventually { !$notes.isLoading }
+      await expectEventually(timeout: .seconds(30)) { !$notes.isLoading }
       _ = try await cluster.psql(
         "ALTER TABLE \(table) ADD CONSTRAINT small CHECK (octet_length(value::text) < 100)")
       $notes.withLock { $0 = String(repeating: "x", count: 500) }
-      await expectEventually(timeout: .seconds(5)) { $notes.saveError != nil }
+      await expectEventually(timeout: .seconds(30)) { $notes.saveError != nil }
       let message = "\($notes.saveError!)"
       #expect(message.contains("key \"notes\""), "\(message)")
       #expect(message.contains("small"), "\(message)")
@@ -105,13 +105,13 @@ struct PostgresErrorTests {
       try await $count.save()
       try await TestServer.edit(
         cluster, table: table, key: "count", json: "{\"not\": \"a number\"}")
-      await expectEventually(timeout: .seconds(5)) { $count.loadError != nil }
+      await expectEventually(timeout: .seconds(30)) { $count.loadError != nil }
       let message = "\($count.loadError!)"
       #expect(message.contains("key \"count\"") && message.contains("Int"), "\(message)")
       #expect(count == 1)
       // Written over by a value of the key's type, it is read again.
       try await TestServer.edit(cluster, table: table, key: "count", json: "12")
-      await expectEventually(timeout: .seconds(5)) { count == 12 && $count.loadError == nil }
+      await expectEventually(timeout: .seconds(30)) { count == 12 && $count.loadError == nil }
     }
   }
 }

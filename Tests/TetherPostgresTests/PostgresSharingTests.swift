@@ -31,12 +31,12 @@ struct PostgresSharingTests {
 
   @Test func aWriteInOneScopeReachesTheOtherAndIsNotEchoedBack() async throws {
     try await Self.twoHolders(table: TestServer.uniqueTable()) { _, first, second in
-      await expectEventually { first.loadError == nil && !first.isLoading }
+      await expectEventually(timeout: .seconds(30)) { first.loadError == nil && !first.isLoading }
       first.withLock { $0 = 41 }
       try await first.save()
-      await expectEventually(timeout: .seconds(5)) { second.wrappedValue == 41 }
+      await expectEventually(timeout: .seconds(30)) { second.wrappedValue == 41 }
       second.withLock { $0 += 1 }
-      await expectEventually(timeout: .seconds(5)) { first.wrappedValue == 42 }
+      await expectEventually(timeout: .seconds(30)) { first.wrappedValue == 42 }
       #expect(first.saveError == nil && second.saveError == nil)
     }
   }
@@ -44,13 +44,13 @@ struct PostgresSharingTests {
   @Test func aRowEditedWithPsqlReachesEveryHolder() async throws {
     let table = TestServer.uniqueTable()
     try await Self.twoHolders(table: table) { cluster, first, second in
-      await expectEventually { !first.isLoading && !second.isLoading }
+      await expectEventually(timeout: .seconds(30)) { !first.isLoading && !second.isLoading }
       try await TestServer.edit(cluster, table: table, key: "count", json: "7")
-      await expectEventually(timeout: .seconds(5)) {
+      await expectEventually(timeout: .seconds(30)) {
         first.wrappedValue == 7 && second.wrappedValue == 7
       }
       _ = try await cluster.psql("DELETE FROM \(table) WHERE key = 'count'")
-      await expectEventually(timeout: .seconds(5)) {
+      await expectEventually(timeout: .seconds(30)) {
         first.wrappedValue == 0 && second.wrappedValue == 0
       }
     }
@@ -66,7 +66,7 @@ struct PostgresSharingTests {
         }
         try await group.waitForAll()
       }
-      await expectEventually(timeout: .seconds(5)) {
+      await expectEventually(timeout: .seconds(30)) {
         first.wrappedValue == 200 && second.wrappedValue == 200
       }
     }
@@ -76,19 +76,19 @@ struct PostgresSharingTests {
     try await Self.twoHolders(table: TestServer.uniqueTable()) { cluster, first, second in
       first.withLock { $0 = 5 }
       try await first.save()
-      await expectEventually(timeout: .seconds(5)) { second.wrappedValue == 5 }
+      await expectEventually(timeout: .seconds(30)) { second.wrappedValue == 5 }
       try await second.reset()
       #expect(second.wrappedValue == 0)
-      await expectEventually(timeout: .seconds(5)) { first.wrappedValue == 0 }
+      await expectEventually(timeout: .seconds(30)) { first.wrappedValue == 0 }
     }
   }
 
   @Test func manyWithLockChangesInOneWindowAreWrittenAsTheLastValue() async throws {
     let table = TestServer.uniqueTable()
     try await Self.twoHolders(table: table, throttle: "200ms") { cluster, first, second in
-      await expectEventually { !first.isLoading }
+      await expectEventually(timeout: .seconds(30)) { !first.isLoading }
       for value in 1...1_000 { first.withLock { $0 = value } }
-      await expectEventually(timeout: .seconds(5)) { second.wrappedValue == 1_000 }
+      await expectEventually(timeout: .seconds(30)) { second.wrappedValue == 1_000 }
       let stored = try await cluster.psql("SELECT value FROM \(table) WHERE key = 'count'")
       #expect(stored == "1000")
     }
@@ -113,7 +113,7 @@ struct PostgresConnectionLifetimeTests {
       try await $count.save()
       #expect(try await cluster.psql(connections) == "1")
     }
-    let closed = try await TestServer.eventually(timeout: .seconds(5)) {
+    let closed = try await TestServer.eventually(timeout: .seconds(30)) {
       try await cluster.psql(connections) == "0"
     }
     #expect(closed, "the store's connection is still open after its scope ended")
@@ -127,7 +127,7 @@ struct PostgresConnectionLifetimeTests {
       strategies: [PostgresStrategy.self]
     ) {
       @Shared(.registered("count")) var count = 0
-      await expectEventually { !$count.isLoading }
+      await expectEventually(timeout: .seconds(30)) { !$count.isLoading }
       $count.withLock { $0 = 1 }  // written at once: the window's leading write
       $count.withLock { $0 = 2 }  // due at the window's end, a minute away
     }
