@@ -73,7 +73,8 @@ struct PostgresSharingTests {
   }
 
   @Test func aResetInOneScopeShowsTheDefaultInTheOther() async throws {
-    try await Self.twoHolders(table: TestServer.uniqueTable()) { cluster, first, second in
+    let table = TestServer.uniqueTable()
+    try await Self.twoHolders(table: table) { cluster, first, second in
       first.withLock { $0 = 5 }
       try await first.save()
       await expectEventually(timeout: .seconds(30)) { second.wrappedValue == 5 }

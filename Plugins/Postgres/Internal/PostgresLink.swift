@@ -59,6 +59,12 @@ final class PostgresLink: Sendable {
   /// carries nothing, has 3 s).
   static let deadline = TimeAmount.seconds(5)
 
+  /// The one event loop of every connection of the link and of every result it hands out:
+  /// results are told in the order the server answered, which is the order the statements were
+  /// sent. On other loops a load's "no row", read before another host's write, could be told
+  /// after that write's announcement was read and told, and put the holder back to its default.
+  private let loop = PostgresConnection.defaultEventLoopGroup.next()
+
   init(settings: PostgresSettings) {
     self.settings = settings
     self.statements = PostgresStatements(table: settings.table, channel: settings.channel)
@@ -85,7 +91,6 @@ final class PostgresLink: Sendable {
   /// Runs `query`: now when connected, once the current attempt ends when connecting, and
   /// failing at once when the link is down.
   func run(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
-    let loop = PostgresConnection.defaultEventLoopGroup.any()
     let promise = loop.makePromise(of: PostgresQueryResult.self)
     withConnection { result in
       switch result {
@@ -175,7 +180,7 @@ final class PostgresLink: Sendable {
   /// Waits 100 ms doubling to 2 s, then tries again unless closed.
   private func retry(after attempt: Int) {
     let backoff = Int64(min(2_000, 100 << min(attempt, 5)))
-    PostgresConnection.defaultEventLoopGroup.any().scheduleTask(in: .milliseconds(backoff)) {
+    loop.scheduleTask(in: .milliseconds(backoff)) {
       let goOn = self.state.withLock { state -> Bool in
         guard case .waiting = state else { return false }
         state = .connecting(waiters: [])
@@ -201,7 +206,6 @@ final class PostgresLink: Sendable {
 
   /// Connects, makes the schema when missing, listens, and starts the heartbeat.
   private func open() -> EventLoopFuture<Connected> {
-    let loop = PostgresConnection.defaultEventLoopGroup.any()
     var configuration: PostgresConnection.Configuration
     do {
       configuration = PostgresConnection.Configuration(
