@@ -86,7 +86,7 @@ public struct FileStorageStrategy: PersistenceStrategy {
           return try JSONCoding.encode(value, with: coders)
         } catch {
           throw TetherError.invalidValue(
-            key: name, message: "cannot be written as JSON: \(JSONCoding.describe(error))",
+            key: name, message: "cannot be written as JSON: \(CodingErrors.describe(error))",
             location: path)
         }
       },
@@ -95,7 +95,7 @@ public struct FileStorageStrategy: PersistenceStrategy {
           return try JSONCoding.decode(data, with: coders)
         } catch {
           throw TetherError.invalidValue(
-            key: name, message: "cannot be read as \(Value.self): \(JSONCoding.describe(error))",
+            key: name, message: "cannot be read as \(Value.self): \(CodingErrors.describe(error))",
             location: path)
         }
       })
@@ -145,29 +145,5 @@ enum JSONCoding {
         Value.self, .init(codingPath: [], debugDescription: "\(Value.self) is not Decodable"))
     }
     return value
-  }
-
-  /// A coding error in words: where in the value, and what went wrong, without the nested
-  /// context dump `DecodingError`'s own description prints.
-  static func describe(_ error: any Error) -> String {
-    func at(_ path: [any CodingKey]) -> String {
-      guard !path.isEmpty else { return "" }
-      let dotted = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-      return "at \(dotted.hasPrefix(".") ? String(dotted.dropFirst()) : dotted): "
-    }
-    switch error {
-    case DecodingError.dataCorrupted(let context):
-      let underlying = (context.underlyingError as? NSError)?.userInfo["NSDebugDescription"]
-      return at(context.codingPath) + context.debugDescription
-        + (underlying.map { " (\($0))" } ?? "")
-    case DecodingError.keyNotFound(let key, let context):
-      return at(context.codingPath) + "no value for \"\(key.stringValue)\""
-    case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-      return at(context.codingPath) + context.debugDescription
-    case EncodingError.invalidValue(_, let context):
-      return at(context.codingPath) + context.debugDescription
-    default:
-      return "\(error)"
-    }
   }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 package import Tether
 
@@ -34,7 +33,7 @@ extension PostgresStrategy: StoredTextStrategy {
       throw StoredTextError("the value is not JSON, so row \"\(handle.row.name)\" was not changed")
     }
     let settings = self.settings
-    try await Self.offThread {
+    try await TransactionThread.run {
       do {
         let found = try handle.row.fetchNow()
         guard try handle.row.writeNow(text, base: found?.version ?? 0) != nil else {
@@ -49,7 +48,7 @@ extension PostgresStrategy: StoredTextStrategy {
   /// Deletes the row as a holder's `reset()` does.
   package func resetStoredValue(of name: String, options: StrategyOptions) async throws {
     let handle = try self.handle(of: name, options: options)
-    try await Self.offThread {
+    try await TransactionThread.run {
       try handle.row.reset(writer: handle.writer) { (_: String?) in }
     }
   }
@@ -82,15 +81,6 @@ extension PostgresStrategy: StoredTextStrategy {
       return true
     } catch {
       return false
-    }
-  }
-
-  /// Runs `work`, which blocks on the server, on a thread of its own rather than one of the
-  /// concurrency pool's.
-  private static func offThread(_ work: @escaping @Sendable () throws -> Void) async throws {
-    try await withCheckedThrowingContinuation {
-      (continuation: CheckedContinuation<Void, any Error>) in
-      DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
     }
   }
 

@@ -100,6 +100,27 @@ final class HolderProcess: Sendable {
   }
 }
 
+extension HolderProcess {
+  /// Runs `body` with holders "A" and "B" of `key` under `config`, both loaded, ended as
+  /// ``with(_:_:)`` ends them.
+  static func withTwo<Result>(
+    config: String, key: String,
+    _ body: (HolderProcess, HolderProcess) async throws -> Result
+  ) async throws -> Result {
+    try await with({
+      [
+        try HolderProcess("A", config: config, key: key),
+        try HolderProcess("B", config: config, key: key),
+      ]
+    }) { holders in
+      let (a, b) = (holders[0], holders[1])
+      await a.loaded()
+      await b.loaded()
+      return try await body(a, b)
+    }
+  }
+}
+
 /// Whether `values` never go down: a holder of a value only ever set higher never shows an
 /// older one again.
 func neverGoesBack(_ values: [Int]) -> Bool {

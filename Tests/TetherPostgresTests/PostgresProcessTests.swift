@@ -37,15 +37,7 @@ struct PostgresProcessTests {
     let cluster = try await TestServer.shared()
     let table = TestServer.uniqueTable()
     let config = TestServer.configText(cluster, table: table)
-    try await HolderProcess.with({
-      [
-        try HolderProcess("A", config: config, key: "count"),
-        try HolderProcess("B", config: config, key: "count"),
-      ]
-    }) { holders in
-      let (a, b) = (holders[0], holders[1])
-      await a.loaded()
-      await b.loaded()
+    try await HolderProcess.withTwo(config: config, key: "count") { a, b in
       for (writer, reader, values) in [(a, b, 1...20), (b, a, 21...40)] {
         for value in values {
           let saved = await writer.setAndSave(value)

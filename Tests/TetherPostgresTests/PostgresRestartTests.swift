@@ -21,15 +21,7 @@ struct PostgresRestartTests {
 
   private static func scenario(_ cluster: PostgresCluster) async throws {
     let config = TestServer.configText(cluster, table: "restarted")
-    try await HolderProcess.with({
-      [
-        try HolderProcess("A", config: config, key: "count"),
-        try HolderProcess("B", config: config, key: "count"),
-      ]
-    }) { holders in
-      let (a, b) = (holders[0], holders[1])
-      await a.loaded()
-      await b.loaded()
+    try await HolderProcess.withTwo(config: config, key: "count") { a, b in
       _ = await a.setAndSave(1)
       await expectEventually(timeout: .seconds(5), "B sees 1") { b.value == 1 }
 

@@ -21,7 +21,8 @@ struct PostgresCoder<Value: Sendable>: Sendable {
       return String(decoding: try Self.encoder.encode(encodable), as: UTF8.self)
     } catch {
       throw TetherError.invalidValue(
-        key: key, message: "cannot be written as JSON: \(error)", location: location)
+        key: key, message: "cannot be written as JSON: \(CodingErrors.describe(error))",
+        location: location)
     }
   }
 
@@ -38,22 +39,9 @@ struct PostgresCoder<Value: Sendable>: Sendable {
     } catch {
       throw TetherError.invalidValue(
         key: key,
-        message:
-          "the stored \(json.prefix(80)) cannot be read as \(Value.self): \(Self.describe(error))",
+        message: "the stored \(json.prefix(80)) cannot be read as \(Value.self): "
+          + CodingErrors.describe(error),
         location: location)
-    }
-  }
-
-  private static func describe(_ error: any Error) -> String {
-    switch error {
-    case DecodingError.dataCorrupted(let context),
-      DecodingError.typeMismatch(_, let context),
-      DecodingError.valueNotFound(_, let context):
-      return context.debugDescription
-    case DecodingError.keyNotFound(let key, _):
-      return "no value for \"\(key.stringValue)\""
-    default:
-      return "\(error)"
     }
   }
 }

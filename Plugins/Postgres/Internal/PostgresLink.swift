@@ -10,8 +10,8 @@ protocol PostgresLinkDelegate: AnyObject, Sendable {
   /// A notification on the store's channel; not called for those this link's own statements
   /// caused (their versions come back with the statements).
   func announced(_ payload: String)
-  /// The link is (again) connected and listening; `again` after it was lost.
-  func linkConnected(again: Bool)
+  /// The link is connected and listening (again, after an outage the store was told of).
+  func linkConnected()
   /// The link was lost, or could not be made, for `error`.
   func linkLost(_ error: PostgresFailure)
 }
@@ -49,7 +49,6 @@ final class PostgresLink: Sendable {
   private var delegate: (any PostgresLinkDelegate)? {
     delegateReference.withLock { $0.delegate }
   }
-  private let everConnected = Atomic<Bool>(false)
   private let settings: PostgresSettings
   private let statements: PostgresStatements
   private static let nextID = Atomic<Int>(1)
@@ -164,10 +163,9 @@ final class PostgresLink: Sendable {
     let delegate = self.delegate
     switch result {
     case .success(let connected):
-      let again = everConnected.exchange(true, ordering: .relaxed)
       if attempt > 0 { Self.logger.notice("\(settings): connected again") }
       connected.connection.closeFuture.whenComplete { _ in self.lost(connected) }
-      delegate?.linkConnected(again: again)
+      delegate?.linkConnected()
     case .failure(let failure):
       if attempt <= 1 || attempt.isMultiple(of: 30) {
         Self.logger.warning("\(settings): \(failure); trying again")

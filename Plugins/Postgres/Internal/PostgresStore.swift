@@ -67,7 +67,7 @@ final class PostgresStore: PostgresLinkDelegate {
     handles.withLock { $0[name]?.handle }?.row.announced(version)
   }
 
-  func linkConnected(again: Bool) {
+  func linkConnected() {
     guard missedAnnouncements.exchange(false, ordering: .acquiringAndReleasing) else { return }
     resynchronize()
   }

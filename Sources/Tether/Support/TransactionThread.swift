@@ -3,9 +3,9 @@ import Synchronization
 
 /// Where a transaction runs: off Swift's cooperative threads, which must never wait for long,
 /// while it may wait for another process to let go of the store's lock.
-enum TransactionThread {
+package enum TransactionThread {
   /// Runs `work` on a dispatch thread and waits for it without holding a thread.
-  static func run<R>(_ work: () throws -> R) async throws -> R {
+  package static func run<R>(_ work: () throws -> R) async throws -> R {
     try await withoutActuallyEscaping(work) { work in
       let handOver = HandOver(work)
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
