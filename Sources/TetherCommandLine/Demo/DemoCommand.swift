@@ -147,14 +147,12 @@ final class DemoSession: Sendable {
   /// Shows each new load error of the favourites: an edit of the file that cannot be decoded
   /// does not change the value (it may already be the default), so `changes` cannot tell it.
   ///
-  /// Through `Observations`, which reads the error once a change is made: an `onChange` comes
-  /// before the change, and a tracking read again from another thread could take the old error
-  /// for the new one and miss the change.
+  /// Through `Observations`, reading the error with ``settledLoadError()``.
   private func watchFavoritesLoadError(ready: AsyncStream<Void>.Continuation) async {
     // The error at startup is shown as a note.
     var shown = favorites.loadError.map { "\($0)" }
     var watching = false
-    for await text in Observations({ self.favorites.loadError.map { "\($0)" } }) {
+    for await text in Observations({ self.settledLoadError() }) {
       if let text, text != shown { say("↻ favourites could not be loaded: \(text)") }
       shown = text
       if !watching {
@@ -162,6 +160,14 @@ final class DemoSession: Sendable {
         ready.yield()
       }
     }
+  }
+
+  /// The favourites' load error in words, read once the change under way is done. Observation
+  /// tells of a change before it is made, and `Observations` reads again at once on another
+  /// thread: a bare read there can find the old error, and the new one is then never told. A
+  /// load sets the error holding the lock `withLock` takes, so reading inside it waits for that.
+  private func settledLoadError() -> String? {
+    favorites.withLock { _ in favorites.loadError.map { "\($0)" } }
   }
 
   /// Whether `value` is this session's next own change (which it then consumes).
