@@ -100,6 +100,7 @@ bench-deps: deps
 	@dpkg -s postgresql >/dev/null 2>&1 || { \
 	  echo "installing postgresql"; $(APT) update -q && $(APT) install -y -q postgresql; }
 
-# The benchmarks (a separate package in Benchmarks/, built in release by its plugin).
+# The benchmarks (a separate package in Benchmarks/, built in release by its plugin), run 3
+# times: each row of the table is a same-run ratio, shown as its range over the runs.
 bench: bench-deps
 	python3 Benchmarks/report.py

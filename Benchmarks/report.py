@@ -3,7 +3,10 @@
 
 Each row compares a Tether figure with a baseline measured in the same run. Figures are medians
 (p50) unless the row says otherwise; nanosecond rows come from samples of a million operations.
+The benchmarks run 3 times (`--runs N` to change it); each cell is the range over the runs, and
+a row is met when every run met it. Other arguments (`--filter REGEX`) go to the runner.
 """
+import re
 import contextlib
 import glob
 import os
@@ -75,14 +78,14 @@ def postgres_server():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def run(out):
+def run(out, arguments):
     print("Building and running Benchmarks/ (release; about a minute after the first build)…",
           flush=True)
     with postgres_server() as server:
         result = subprocess.run(
             ["swift", "package", "--allow-writing-to-package-directory", "benchmark",
              "--format", "histogramPercentiles", "--path", out, "--no-progress",
-             *sys.argv[1:]],
+             *arguments],
             cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env={**os.environ, **server})
     if result.returncode != 0:
@@ -113,11 +116,58 @@ def split(name):
 
 
 def main():
-    with tempfile.TemporaryDirectory() as out:
-        run(out)
-        f = load(out)
+    arguments = sys.argv[1:]
+    runs = 3
+    if "--runs" in arguments:
+        at = arguments.index("--runs")
+        runs = int(arguments[at + 1])
+        del arguments[at:at + 2]
+    tables = []
+    for number in range(runs):
+        print(f"run {number + 1} of {runs}", flush=True)
+        with tempfile.TemporaryDirectory() as out:
+            run(out, arguments)
+            tables.append(rows_of(load(out), filtered=bool(arguments)))
+    print(f"\nEach cell: the range over {runs} runs; met: in every run.\n")
+    print("| metric | Tether | baseline | ratio | target | met |")
+    print("|---|---|---|---|---|---|")
+    for metric, tether, baseline, ratio, target, met in merged(tables):
+        print(f"| {metric} | {tether} | {baseline} | {ratio} | {target} | {met} |")
+    return 0
 
-    filtered = len(sys.argv) > 1  # Arguments (--filter …) pass to the benchmark runner.
+
+def merged(tables):
+    """One row per metric from the runs' rows (the same rows, in the same order, each run)."""
+    for runs in zip(*tables):
+        metric, target = runs[0][0], runs[0][4]
+        cells = [span([row[column] for row in runs]) for column in (1, 2, 3)]
+        verdicts = [row[5] for row in runs]
+        if target == "—" or any(verdict is None for verdict in verdicts):
+            met = "n/a"
+        elif all(verdicts):
+            met = "yes"
+        elif not any(verdicts):
+            met = "**no**"
+        else:
+            met = f"**{sum(map(bool, verdicts))} of {len(verdicts)} runs**"
+        yield (metric, *cells, target, met)
+
+
+def span(cells):
+    """'1.2 ms', '1.5 ms' -> '1.2–1.5 ms'; cells that are not a number and a unit, or agree,
+    are shown once (or all, when they differ)."""
+    if len(set(cells)) == 1:
+        return cells[0]
+    parsed = [re.fullmatch(r"([0-9][0-9.,]*)(.*)", cell) for cell in cells]
+    if not all(parsed) or len({match.group(2) for match in parsed}) != 1:
+        return " / ".join(cells)
+    numbers = sorted(parsed, key=lambda match: float(match.group(1).replace(",", "")))
+    return f"{numbers[0].group(1)}–{numbers[-1].group(1)}{numbers[0].group(2)}"
+
+
+def rows_of(f, filtered):
+    """The table's rows from one run's figures: (metric, Tether, baseline, ratio, target, met),
+    met being None where the row has no target."""
 
     def at(benchmark, metric="wallClock", percentile=50):
         if filtered and (benchmark, metric) not in f:
@@ -226,12 +276,7 @@ def main():
 
     if filtered:
         rows = [row for row in rows if "nan" not in row[1]]
-    print("| metric | Tether | baseline | ratio | target | met |")
-    print("|---|---|---|---|---|---|")
-    for metric, tether, baseline, ratio, target, met in rows:
-        verdict = "n/a" if met is None or target == "—" else ("yes" if met else "**no**")
-        print(f"| {metric} | {tether} | {baseline} | {ratio} | {target} | {verdict} |")
-    return 0
+    return rows
 
 
 if __name__ == "__main__":
