@@ -183,15 +183,18 @@ def rows_of(f, filtered):
         rows.append((metric, f"{tether:.1f} {unit}", f"{baseline:.1f} {unit}", f"{ratio:.2f}×",
                      target, ratio <= limit))
 
-    ratio_row("read of a @Shared value (in-memory) vs Mutex<Int> read",
-              ns("read.shared"), ns("read.mutex"), "ns", 2, "≤ 2×")
-    ratio_row("withLock increment (in-memory) vs Mutex increment",
-              ns("increment.shared"), ns("increment.mutex"), "ns", 2, "≤ 2×")
-    # Observation's own cost, in the same run: what any value that Observation sees must pay.
-    ratio_row("read vs Mutex<Int> read + ObservationRegistrar.access (the Observation floor)",
-              ns("read.shared"), ns("read.observed-mutex"), "ns", float("inf"), "—")
-    ratio_row("increment vs Mutex increment inside ObservationRegistrar.withMutation (floor)",
-              ns("increment.shared"), ns("increment.observed-mutex"), "ns", float("inf"), "—")
+    # Observation is part of every read and change (DESIGN §2): its own cost, a Mutex inside
+    # ObservationRegistrar.access / withMutation in the same run, is the floor.
+    ratio_row("read of a @Shared value (in-memory) vs Mutex<Int> read +"
+              " ObservationRegistrar.access (the Observation floor)",
+              ns("read.shared"), ns("read.observed-mutex"), "ns", 1.5, "≤ 1.5×")
+    ratio_row("withLock increment (in-memory) vs Mutex increment inside"
+              " ObservationRegistrar.withMutation (the Observation floor)",
+              ns("increment.shared"), ns("increment.observed-mutex"), "ns", 2, "≤ 2×")
+    ratio_row("read of a @Shared value vs a bare Mutex<Int> read",
+              ns("read.shared"), ns("read.mutex"), "ns", float("inf"), "—")
+    ratio_row("withLock increment vs a bare Mutex increment",
+              ns("increment.shared"), ns("increment.mutex"), "ns", float("inf"), "—")
     ratio_row("increment of a value nothing has read yet (no Observation) vs Mutex increment",
               ns("increment.unread"), ns("increment.mutex"), "ns", float("inf"), "—")
     ratio_row("withLock on a file-backed key vs in-memory key",
@@ -224,8 +227,8 @@ def rows_of(f, filtered):
     start = ms(at("watches.tether", "start.us"))
     by_hand = ms(at("watches.byhand", "start.us"))
     rows.append(("10,000 file keys: start every holder (baseline: read + decode by hand)",
-                 f"{start:.0f} ms", f"{by_hand:.0f} ms", f"{start / by_hand:.1f}×", "< 100 ms",
-                 start < 100))
+                 f"{start:.0f} ms", f"{by_hand:.0f} ms", f"{start / by_hand:.2f}×", "≤ 1.5×",
+                 start / by_hand <= 1.5))
     calls = ms(at("watches.calls", "start.us"))
     rows.append(("10,000 file keys: start vs the same system calls + decode by hand (open, "
                  "read until a short read, close, in watched folders: the floor)",
@@ -249,8 +252,7 @@ def rows_of(f, filtered):
               " synchronize() (on disk on return, in place)",
               at("defaults.save.tether"), at("defaults.set.foundation"), "µs", 1, "< 1×")
     ratio_row("defaults set + save() vs the atomic replace alone, by hand (Data.write .atomic)",
-              at("defaults.save.tether"), at("defaults.save.atomic-byhand"), "µs",
-              float("inf"), "—")
+              at("defaults.save.tether"), at("defaults.save.atomic-byhand"), "µs", 1.2, "≤ 1.2×")
     ratio_row("config bootstrap, 1,000 mapped keys (baseline: split the text by hand)",
               ms(at("config.tether")), ms(at("config.byhand")), "ms", float("inf"), "—")
 
