@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHELL := /bin/bash
 TEST_LOG := .build/test-output.log
 
-.PHONY: deps test-deps bench-deps lint test soak asan asan-build format demo bench
+.PHONY: deps test-deps bench-deps lint test soak asan asan-build format demo bench docs
 
 APT := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get
 
@@ -94,6 +94,15 @@ format:
 demo: deps
 	$(SWIFT) build --product tether
 	$(SWIFT) run --skip-build tether demo --config Config/tether.conf
+
+# The documentation of every library product, with DocC (swift-docc-plugin), warnings as errors
+# (a broken symbol link is one): archives in .build/plugins/Swift-DocC/outputs/. Then every
+# public symbol of those modules must have a doc comment: Scripts/check-doc-comments.py reads
+# the symbol graphs and lists each one that has none. The modules are the library products'.
+docs: deps
+	@set -e; targets=$$(python3 Scripts/check-doc-comments.py --swift $(SWIFT) --list-modules); \
+	  $(SWIFT) package generate-documentation --warnings-as-errors $$(printf -- '--target %s ' $$targets)
+	python3 Scripts/check-doc-comments.py --swift $(SWIFT)
 
 # The PostgreSQL benchmarks run a throwaway server of their own (Benchmarks/report.py).
 bench-deps: deps

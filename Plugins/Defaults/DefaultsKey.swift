@@ -28,7 +28,7 @@ extension SharedReaderKey {
   }
 }
 
-/// A key stored in a ``DefaultsStore``: see ``SharedReaderKey/defaults(_:store:)``.
+/// A key stored in a ``DefaultsStore``: see ``Tether/SharedReaderKey/defaults(_:store:)``.
 public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   /// The key's name; `ui.theme` is `theme` under `[ui]`.
   public let name: String

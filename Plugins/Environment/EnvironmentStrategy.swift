@@ -26,7 +26,7 @@ public import Tether
 /// - A variable whose text is not a value of the key's type gives the default, and `loadError`
 ///   is `TetherError.invalidValue` naming the key and the variable.
 /// - A process's environment changes only from inside it, so keys deliver no changes.
-/// - It only reads (``ReadOnlyPersistenceStrategy``): `@SharedReader` reads its keys; `@Shared`
+/// - It only reads (`ReadOnlyPersistenceStrategy`): `@SharedReader` reads its keys; `@Shared`
 ///   keeps changes in memory with `saveError` `TetherError.readOnly`.
 public struct EnvironmentStrategy: ReadOnlyPersistenceStrategy {
   /// `environment`.

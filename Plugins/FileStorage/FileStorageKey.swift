@@ -55,7 +55,7 @@ extension SharedReaderKey {
   }
 }
 
-/// A key whose value lives in a file: see ``SharedReaderKey/fileStorage(_:encoder:decoder:)``.
+/// A key whose value lives in a file: see ``Tether/SharedReaderKey/fileStorage(_:encoder:decoder:)``.
 ///
 /// Its id is the file's resolved, standardized path: `/a//b.json`, `/a/./b.json` and a symlink
 /// to `/a/b.json` are one key, and writes go through the link to its target.

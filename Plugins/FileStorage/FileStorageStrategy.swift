@@ -103,7 +103,7 @@ public struct FileStorageStrategy: PersistenceStrategy {
 
   /// The file that stores `name`: its `path` option inside the directory, or `NAME.json`.
   ///
-  /// Throws `TetherError.invalidKeyName` for a name outside ``KeyName``'s grammar: every key
+  /// Throws `TetherError.invalidKeyName` for a name outside `KeyName`'s grammar: every key
   /// and every stored-text call finds its file here, and no name may lead out of the directory.
   package func location(of name: String, options: StrategyOptions) throws -> URL {
     try KeyName.validate(name)

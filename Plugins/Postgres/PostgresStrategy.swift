@@ -31,7 +31,7 @@ public import Tether
 /// hand (`UPDATE tether_values SET value = '3' WHERE key = 'launches'`) is announced the same way.
 ///
 /// A store keeps one connection per scope. When it drops, holders' `loadError` says so
-/// (``TetherError/unreachable(key:store:reason:)``), changes are kept in memory with that
+/// (`TetherError.unreachable(key:store:reason:)`), changes are kept in memory with that
 /// `saveError`, and the store reconnects with backoff; then it re-reads every held row (what
 /// was announced meanwhile was lost with the connection) and writes the kept changes, unless
 /// the row moved meanwhile: then the database wins, as an edit of a file wins over a change

@@ -1,4 +1,4 @@
-// The README's settings command, compiled: ReadmeTests checks that it stays word for word.
+// The settings command of the command-line tool article (TheCommandLineTool.md), compiled.
 import Tether
 import TetherCommandLine
 import TetherDefaults
