@@ -18,6 +18,7 @@ let package = Package(
     .library(name: "TetherPostgres", targets: ["TetherPostgres"]),
     .library(name: "TetherTesting", targets: ["TetherTesting"]),
     .library(name: "TetherCommandLine", targets: ["TetherCommandLine"]),
+    .library(name: "TetherServiceLifecycle", targets: ["TetherServiceLifecycle"]),
     .executable(name: "tether", targets: ["tether"]),
   ],
   dependencies: [
@@ -26,13 +27,21 @@ let package = Package(
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     // `make docs`: `swift package generate-documentation`.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
+    // The process's logger, as every module of the package reaches it: the one an app hands
+    // `TetherSystem.bootstrap`, or swift-log's default for each module's label.
+    .target(
+      name: "TetherLogging",
+      dependencies: [.product(name: "Logging", package: "swift-log")],
+      swiftSettings: swiftSettings
+    ),
     .target(
       name: "Tether",
-      dependencies: [.product(name: "Logging", package: "swift-log")],
+      dependencies: ["TetherLogging", .product(name: "Logging", package: "swift-log")],
       swiftSettings: swiftSettings
     ),
     // Linux system calls Swift's Glibc module does not declare.
@@ -46,13 +55,15 @@ let package = Package(
     // reading whole, system calls that retry EINTR. Knows nothing of watching.
     .target(
       name: "TetherFiles",
-      dependencies: ["CTetherLinux", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "CTetherLinux", "TetherLogging", .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: swiftSettings
     ),
     .target(
       name: "TetherWatcher",
       dependencies: [
-        "CInotifyTools", "CTetherLinux", "TetherFiles",
+        "CInotifyTools", "CTetherLinux", "TetherFiles", "TetherLogging",
         .product(name: "Logging", package: "swift-log"),
       ],
       exclude: ["README.md"],
@@ -67,7 +78,8 @@ let package = Package(
     .target(
       name: "TetherFileStorage",
       dependencies: [
-        "Tether", "TetherFiles", "TetherWatcher", .product(name: "Logging", package: "swift-log"),
+        "Tether", "TetherFiles", "TetherWatcher", "TetherLogging",
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Plugins/FileStorage",
       swiftSettings: swiftSettings
@@ -75,7 +87,8 @@ let package = Package(
     .target(
       name: "TetherDefaults",
       dependencies: [
-        "Tether", "TetherFiles", "TetherWatcher", .product(name: "Logging", package: "swift-log"),
+        "Tether", "TetherFiles", "TetherWatcher", "TetherLogging",
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Plugins/Defaults",
       swiftSettings: swiftSettings
@@ -91,7 +104,7 @@ let package = Package(
     .target(
       name: "TetherPostgres",
       dependencies: [
-        "Tether", .product(name: "PostgresNIO", package: "postgres-nio"),
+        "Tether", "TetherLogging", .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -103,7 +116,17 @@ let package = Package(
     .target(
       name: "TetherTesting",
       dependencies: [
-        "Tether", "TetherInMemory", .product(name: "Logging", package: "swift-log"),
+        "Tether", "TetherInMemory", "TetherLogging",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    // Tether as a service of a swift-service-lifecycle `ServiceGroup`: pending writes flushed
+    // and connections closed on graceful shutdown.
+    .target(
+      name: "TetherServiceLifecycle",
+      dependencies: [
+        "Tether", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: swiftSettings
     ),
@@ -141,7 +164,9 @@ let package = Package(
       name: "tether-test-helper",
       dependencies: [
         "TetherFiles", "TetherWatcher", "TetherFileStorage", "TetherDefaults", "TetherPostgres",
-        "TetherTestHelperSupport",
+        "TetherServiceLifecycle", "TetherTestHelperSupport",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tests/TetherTestHelper",
       swiftSettings: swiftSettings
@@ -199,6 +224,14 @@ let package = Package(
       dependencies: [
         "Tether", "TetherPostgres", "TetherTesting", "tether-test-helper",
         "TetherTestHelperSupport", "tether",
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TetherServiceLifecycleTests",
+      dependencies: [
+        "Tether", "TetherServiceLifecycle", "TetherTesting", "tether-test-helper",
+        "TetherTestHelperSupport",
       ],
       swiftSettings: swiftSettings
     ),

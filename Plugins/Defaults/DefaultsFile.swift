@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import Tether
 import TetherFiles
+import TetherLogging
 import TetherWatcher
 
 /// One defaults file as this scope sees it: the parsed user and registration files, the holders
@@ -61,7 +62,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
   let view: NSRecursiveLock
   let writer: ThrottledWriter<Changes>
 
-  static var logger: Logger { Logger(label: "tether.defaults") }
+  static var logger: Logger { TetherLog.logger("tether.defaults") }
   /// Conflicts (a key's change dropped for an edit of it), said once per key and burst.
   static let conflicts = BurstWarnings(label: "tether.defaults")
 

@@ -49,7 +49,7 @@ public final class DefaultsStore: Sendable, Hashable {
       config = try PathExpansion.process.xdg("XDG_CONFIG_HOME")
     } catch {
       config = FileManager.default.currentDirectoryPath
-      Logger(label: "tether.defaults").warning(
+      DefaultsFile.logger.warning(
         "\(error.message); the standard defaults file is in the current folder")
     }
     return URL(filePath: config).appending(

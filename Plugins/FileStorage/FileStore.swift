@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import Tether
 import TetherFiles
+import TetherLogging
 import TetherWatcher
 
 /// One file's writes and watch, shared by every key of that path and value type in a scope.
@@ -107,7 +108,7 @@ final class FileStore: PendingWrites, Sendable {
   /// How many times the file was written, for tests and benchmarks.
   var writes: Int { existingWriter?.writes ?? 0 }
 
-  static var logger: Logger { Logger(label: "tether.file") }
+  static var logger: Logger { TetherLog.logger("tether.file") }
   /// Conflicts (a local change dropped for an edit of the file), said once per file and burst.
   static let conflicts = BurstWarnings(label: "tether.file")
 

@@ -1,6 +1,7 @@
 import Logging
+import TetherLogging
 
 extension Logger {
-  /// The file-system helpers' logger.
-  static var files: Logger { Logger(label: "tether.files") }
+  /// The file-system helpers' logger, `tether.files`.
+  static var files: Logger { TetherLog.logger("tether.files") }
 }

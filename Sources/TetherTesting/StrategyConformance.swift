@@ -2,6 +2,7 @@ import Foundation
 import Logging
 public import Testing
 public import Tether
+import TetherLogging
 
 /// The suite every persistence strategy passes: Tether's own, and an app's.
 ///
@@ -105,8 +106,8 @@ public enum StrategyConformance {
     let report = Report(
       kind: kind, skipped: findings.skipped, duration: ContinuousClock.now - started)
     for skip in report.skipped {
-      Logger(label: "tether.conformance").notice(
-        "\(kind) conformance: skipped \(skip.type): \(skip.reason)")
+      TetherLog.logger("tether.conformance").notice(
+        "\(kind): skipped \(skip.type): \(skip.reason)")
     }
     return report
   }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 package import TetherFiles
+import TetherLogging
 
 /// The one file watcher of the process, shared by every file-backed strategy.
 ///
@@ -89,7 +90,7 @@ package final class FileWatcher: Sendable {
   let settler: Settler
   let poller = Mutex<(any DispatchSourceTimer)?>(nil)
 
-  static var logger: Logger { Logger(label: "tether.watcher") }
+  static var logger: Logger { TetherLog.logger("tether.watcher") }
 
   private init(backend: Backend) {
     self.backend = backend

@@ -61,6 +61,8 @@ extension Helper {
     case .holdUntilReset(let store, let file, let key, let stored, let ready):
       holdUntilReset(store: store, file: file, key: key, stored: stored, ready: ready)
     case .pgHold(let config, let key): pgHold(config: config, key: key)
+    case .serviceGroup(let folder): serviceGroup(folder: folder)
+    case .givenLogger(let folder): givenLogger(folder: folder)
     case .shortRecordAtPageEnd: shortRecordAtPageEnd()
     }
   }

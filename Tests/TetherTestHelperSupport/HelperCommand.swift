@@ -180,6 +180,21 @@ public enum HelperCommand: Codable, Sendable, Equatable {
   /// and `exit` (flushes and exits 0). Runs until told to exit or killed.
   case pgHold(config: String, key: String)
 
+  // MARK: Lifecycle and logging
+
+  /// Bootstraps a file strategy in `folder` with a 30 s throttle; `count` is set to 1 (written
+  /// at once) then 2 (pending), `farewell` to 1. Runs a `ServiceGroup` (graceful shutdown on
+  /// SIGTERM) of `TetherService` and a service whose graceful shutdown sets `farewell` to 2
+  /// (pending) and writes `folder`/marker; prints `ready` once it runs. When the group returns
+  /// it exits 0 at once, without the exit-time flush, so the files show what the group wrote.
+  case serviceGroup(folder: String)
+
+  /// Bootstraps a file strategy in `folder` with a logger of its own, over a `LoggingSystem`
+  /// that records too; uses a name the config does not map, and two keys of one file with
+  /// different settings. Reports each message (``HelperReport/messages``) as
+  /// `given LEVEL MODULE: MESSAGE` (through the logger) or `system LEVEL LABEL: MESSAGE`.
+  case givenLogger(folder: String)
+
   /// Lists a `dirent` record named `a` that ends where an inaccessible page begins, as the last
   /// record of `readdir`'s buffer can; reading more than the record is a segmentation fault.
   /// Reports the names seen (``HelperReport/names``).

@@ -96,6 +96,11 @@ public struct HelperReport: Codable, Sendable, Equatable {
   /// The names a folder listing gave.
   public var names: [String]?
 
+  // MARK: Logging
+
+  /// The messages logged, in order (``HelperCommand/givenLogger(folder:)``).
+  public var messages: [String]?
+
   /// A report with nothing in it, for the helper to fill.
   public init() {}
 

@@ -7,7 +7,7 @@ import PostgresNIO
 /// never reach a log): the server's message, SQLSTATE and the connection's cause are read out
 /// of them here instead. The password is in none of them.
 enum PostgresFailure: Error, Sendable, CustomStringConvertible {
-  /// The store is closing.
+  /// The store was shut down (``PostgresStrategy/shutdown()``), or is going.
   case closed
   /// The connection dropped.
   case lost
@@ -48,7 +48,7 @@ enum PostgresFailure: Error, Sendable, CustomStringConvertible {
 
   var description: String {
     switch self {
-    case .closed: return "the store was closed"
+    case .closed: return "the store was shut down"
     case .lost: return "the connection was lost"
     case .server(let state, let message, let detail):
       return message + (detail.map { " (\($0))" } ?? "") + " [SQLSTATE \(state)]"

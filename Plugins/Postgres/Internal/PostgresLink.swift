@@ -52,7 +52,7 @@ final class PostgresLink: Sendable {
   private let settings: PostgresSettings
   private let statements: PostgresStatements
   private static let nextID = Atomic<Int>(1)
-  private static let logger = Logger(label: "tether.postgres")
+  private static var logger: Logger { PostgresStore.logger }
 
   /// How long a statement may take before the connection is taken for dead (a heartbeat, which
   /// carries nothing, has 3 s).
@@ -75,16 +75,41 @@ final class PostgresLink: Sendable {
     connect(attempt: 0)
   }
 
-  /// Closes the connection for good (the store is going).
+  /// Closes the connection for good (the store is going), without waiting.
   func close() {
-    let connected = state.withLock { state -> Connected? in
-      defer { state = .closed }
-      guard case .connected(let connected) = state else { return nil }
-      return connected
-    }
-    guard let connected else { return }
-    connected.heartbeat.cancel()
+    guard let connected = closeState() else { return }
     Self.abandon(connected.connection)
+  }
+
+  /// Closes the connection for good and returns once it is closed: the server is told the
+  /// session ends (Terminate), so it leaves `pg_stat_activity` at once. Statements run from
+  /// now on fail with ``PostgresFailure/closed``.
+  func shutdown() async {
+    guard let connected = closeState() else { return }
+    do {
+      try await connected.connection.close().get()
+    } catch {
+      // The connection was already going (the server stopped, the network dropped): it is
+      // closed all the same, and there is nobody left to tell but the log.
+      Self.logger.notice("\(settings): closing the connection: \(PostgresFailure(error))")
+    }
+  }
+
+  /// Marks the link closed, fails the statements waiting for a connection being made (which
+  /// is dropped when made), and returns the connection there was, its heartbeat stopped.
+  private func closeState() -> Connected? {
+    let (connected, waiters) = state.withLock {
+      state -> (Connected?, [@Sendable (Result<Connected, PostgresFailure>) -> Void]) in
+      defer { state = .closed }
+      switch state {
+      case .connected(let connected): return (connected, [])
+      case .connecting(let waiters): return (nil, waiters)
+      case .waiting, .closed: return (nil, [])
+      }
+    }
+    for waiter in waiters { waiter(.failure(.closed)) }
+    connected?.heartbeat.cancel()
+    return connected
   }
 
   /// Runs `query`: now when connected, once the current attempt ends when connecting, and

@@ -127,8 +127,13 @@ final class PostgresRow: Sendable {
 
   /// The server cannot be reached.
   func unavailable(_ failure: PostgresFailure) {
-    let error = TetherError.unreachable(
-      key: name, store: store.settings.description, reason: failure.description)
+    let error =
+      if case .closed = failure {
+        TetherError.shutDown(key: name, store: store.settings.description)
+      } else {
+        TetherError.unreachable(
+          key: name, store: store.settings.description, reason: failure.description)
+      }
     for subscriber in subscribers { subscriber.unavailable(error) }
   }
 
@@ -179,6 +184,7 @@ final class PostgresRow: Sendable {
 
   /// `failure` said of this key: a write the server refused, or a server out of reach.
   func error(for failure: PostgresFailure) -> TetherError {
+    if case .closed = failure { return .shutDown(key: name, store: store.settings.description) }
     guard failure.isRefusal else {
       return .unreachable(key: name, store: store.settings.description, reason: failure.description)
     }

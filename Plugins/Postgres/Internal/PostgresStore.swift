@@ -4,6 +4,7 @@ import NIOCore
 import PostgresNIO
 import Synchronization
 import Tether
+import TetherLogging
 
 /// One table on one server, as this process's keys of a scope share it: one connection, the
 /// rows its keys hold, and what the link's announcements and outages mean for them.
@@ -39,6 +40,13 @@ final class PostgresStore: PostgresLinkDelegate {
       handles[name] = WeakHandle(handle: made)
       return made
     }
+  }
+
+  /// Closes the connection for good, and tells holders: their rows are no longer followed,
+  /// and what they change from now on is kept in memory with a `saveError` naming the key.
+  func shutdown() async {
+    await link.shutdown()
+    for row in rows { row.unavailable(.closed) }
   }
 
   /// Forgets row `name` once its handle has gone (and no new one took its place).
@@ -103,7 +111,7 @@ final class PostgresStore: PostgresLinkDelegate {
     }
   }
 
-  static let logger = Logger(label: "tether.postgres")
+  static var logger: Logger { TetherLog.logger("tether.postgres") }
   private static let strange = BurstWarnings(label: "tether.postgres")
 }
 
@@ -113,7 +121,7 @@ final class PostgresStores: Sendable {
     weak var store: PostgresStore?
   }
 
-  private let stores = Mutex<[PostgresSettings: WeakStore]>([:])
+  private let stores = Mutex<(live: [PostgresSettings: WeakStore], shutDown: Bool)>(([:], false))
   private let scope: TetherScope.ID
 
   init(scope: TetherScope.ID) {
@@ -126,15 +134,27 @@ final class PostgresStores: Sendable {
     return scope.local(PostgresStores.self) { PostgresStores(scope: scope.id) }
   }
 
-  /// The store of `settings`, connecting on first use.
+  /// The store of `settings`, connecting on first use (never after ``shutdown()``: a store
+  /// made then is closed from the start, and its keys fail saying so).
   func store(_ settings: PostgresSettings) -> PostgresStore {
-    let (store, made) = stores.withLock { stores -> (PostgresStore, Bool) in
-      if let live = stores[settings]?.store { return (live, false) }
+    let (store, made, shutDown) = stores.withLock { stores -> (PostgresStore, Bool, Bool) in
+      if let live = stores.live[settings]?.store { return (live, false, stores.shutDown) }
       let made = PostgresStore(settings: settings, scope: scope)
-      stores[settings] = WeakStore(store: made)
-      return (made, true)
+      stores.live[settings] = WeakStore(store: made)
+      return (made, true, stores.shutDown)
     }
-    if made { store.link.start(delegate: store) }
+    guard made else { return store }
+    if shutDown { store.link.close() } else { store.link.start(delegate: store) }
     return store
+  }
+
+  /// Closes every store of the scope, whichever strategy value made its keys, and returns
+  /// once their connections are closed.
+  func shutdown() async {
+    let live = stores.withLock { stores in
+      stores.shutDown = true
+      return stores.live.values.compactMap(\.store)
+    }
+    for store in live { await store.shutdown() }
   }
 }

@@ -68,6 +68,11 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
   /// reached, for `reason`: the value shown may be out of date, and a change is kept and written
   /// once the connection is back.
   case unreachable(key: String, store: String, reason: String)
+  /// The store of `key` (`store`, its address without the password) was closed by
+  /// ``TetherSystem/shutdown()``: the key is no longer read or written, the value shown stays
+  /// as it was, and a change stays in this process's memory. `save()`, `transaction` and
+  /// `reset()` throw this.
+  case shutDown(key: String, store: String)
 
   /// The message, prefixed with `file:line` when the error has a location.
   public var description: String {
@@ -126,6 +131,9 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case .unreachable(let key, let store, let reason):
       return "key \"\(key)\": \(store) cannot be reached (\(reason)); the value shown may be "
         + "out of date, and changes are kept and written once it is back"
+    case .shutDown(let key, let store):
+      return "key \"\(key)\": \(store) was shut down (TetherSystem.shutdown()); the key is no "
+        + "longer read or written, and changes stay in this process's memory"
     }
   }
 
@@ -136,7 +144,7 @@ public enum TetherError: Error, Sendable, Equatable, CustomStringConvertible, Lo
       .invalidValue(let key, _, _), .noValue(let key), .invalidKeyName(let key, _),
       .notSaved(let key, _), .conflict(let key, _), .notTransactional(let key, _),
       .notResettable(let key, _), .typeConflict(let key, _, _), .foreignStrategy(let key, _, _),
-      .readOnly(let key, _), .unreachable(let key, _, _):
+      .readOnly(let key, _), .unreachable(let key, _, _), .shutDown(let key, _):
       return key
     case .alreadyBootstrapped, .invalidConfiguration, .invalidOption, .unusableFile, .multiple,
       .configurationNotFound:

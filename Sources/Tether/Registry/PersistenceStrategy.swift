@@ -29,11 +29,24 @@ public protocol PersistenceStrategy: Sendable {
   /// Declare them so a misspelt one is reported when the config loads; with `nil` (the default)
   /// it is reported when the key is first used.
   static var keyOptionNames: Set<String>? { get }
+
+  /// Lets go of what this instance keeps open (connections, background work) at the end of
+  /// the app: called once by ``TetherSystem/shutdown()``, after the pending writes of the
+  /// scope were flushed, with that scope current.
+  ///
+  /// Return once everything is closed. Failures are the strategy's to log: there is no caller
+  /// left to act on them. Document what a key of yours used afterwards does — it may open
+  /// again on use, or fail with an error naming the key — but never drop a change silently.
+  /// The default does nothing, right for a strategy that keeps nothing open.
+  func shutdown() async
 }
 
 extension PersistenceStrategy {
   /// Unknown: per-key options are checked when each key is first used.
   public static var keyOptionNames: Set<String>? { nil }
+
+  /// Nothing to close.
+  public func shutdown() async {}
 
   /// The key a reader of `name` uses: a read-only strategy's
   /// ``ReadOnlyPersistenceStrategy/readerKey(named:as:options:)``, any other's

@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import Synchronization
+import TetherLogging
 
 /// Warnings about a subject (a key, a file) said once per burst: a subject warned about again
 /// within `quiet` of its last warning is counted instead, and the next warning after the quiet
@@ -10,8 +11,8 @@ package final class BurstWarnings: Sendable {
   private let label: String
   private let said = Mutex<[String: (at: UInt64, leftOut: Int)]>([:])
 
-  /// Warnings through the logger labelled `label` (made at each warning, so a logging system
-  /// bootstrapped later is the one used).
+  /// Warnings through the logger of the module labelled `label` (``TetherLog/logger(_:)``,
+  /// made at each warning, so a logging system bootstrapped later is the one used).
   package init(label: String, quiet: Duration = .seconds(10)) {
     self.label = label
     self.quiet = quiet.nanoseconds
@@ -31,6 +32,6 @@ package final class BurstWarnings: Sendable {
     }
     guard let leftOut else { return }
     let more = leftOut == 0 ? "" : " (\(leftOut) more like it since the last warning)"
-    Logger(label: label).warning("\(message())\(more)")
+    TetherLog.logger(label).warning("\(message())\(more)")
   }
 }

@@ -1,3 +1,6 @@
+public import Logging
+import TetherLogging
+
 /// The entry point: bootstraps the key registry from a config file, once per process.
 ///
 /// ```swift
@@ -27,11 +30,36 @@ public enum TetherSystem {
   /// declared key mapped, a type its strategy can store, each exact `[keys]` name and
   /// `[key.NAME]` section a declared key. Each name then has its declared type: a holder of
   /// another type gets ``TetherError/typeConflict(key:type:existing:)`` as its `loadError`.
+  ///
+  /// - Parameter logger: The logger every module of Tether logs through from now on, for the
+  ///   whole process: your app's, with its handler, level and metadata. Each message carries
+  ///   the module that logged it as the metadata `tether.module`. Without it (`nil`), each
+  ///   module logs through swift-log's `Logger(label:)` under that same name, made at each
+  ///   message so a `LoggingSystem` bootstrapped later applies. The modules, and what they log:
+  ///   - `tether.core`: a key that cannot resolve (a name the config does not map, a key used
+  ///     before bootstrap, a type its strategy cannot store), a continuation of a key resumed
+  ///     twice or never, a change made inside its own `withLock` or `onChange`.
+  ///   - `tether.file`: the file strategy — a file changed on disk while a local change waited
+  ///     (the file wins; said once per burst), an unreadable file kept as a backup before it
+  ///     was replaced, two keys of one file asking for different settings.
+  ///   - `tether.defaults`: the defaults strategy — a line of a defaults file that does not
+  ///     parse, a file edited while a local change waited (once per burst), two keys of one
+  ///     file asking for different settings, an unusable `XDG_CONFIG_HOME`.
+  ///   - `tether.watcher`: the file watcher — falling back to polling and why, inotify
+  ///     failing and being set up again, its control folder's housekeeping.
+  ///   - `tether.files`: the file helpers — a folder whose stale temporary files (left by a
+  ///     writer that was killed) cannot be looked for.
+  ///   - `tether.postgres`: the PostgreSQL strategy — connections lost, made again or failing
+  ///     (and why), statements past their deadline, connections closed at shutdown,
+  ///     announcements it cannot read; and postgres-nio's own messages about its connections.
+  ///   - `tether.conformance` (`TetherTesting`): the checks the conformance suite skipped.
   public static func bootstrap(
     configuration: TetherConfiguration, strategies: [any PersistenceStrategy.Type],
-    keys: [KeyDeclaration] = []
+    keys: [KeyDeclaration] = [], logger: Logger? = nil
   ) throws {
     if TetherScope.process.registry != nil { throw TetherError.alreadyBootstrapped }
+    // Before the config loads, so what loading it logs goes there too.
+    if let logger { TetherLog.use(logger) }
     try TetherScope.process.bootstrap {
       try StrategyRegistry(configuration: configuration, strategies: strategies, declarations: keys)
     }
@@ -44,6 +72,11 @@ public enum TetherSystem {
   /// wrote lands after it — in a temporary folder a test has already removed, say. The scope
   /// then goes, with what its plugins keep for it (stores, watches), once no holder made in it
   /// is left.
+  ///
+  /// It takes no logger: the logger ``bootstrap(configuration:strategies:keys:logger:)`` takes
+  /// is the process's, because the watcher and the stores log from threads of their own, where
+  /// no task's scope is known. A test that checks what Tether logs runs a child process that
+  /// bootstraps with a logger.
   ///
   /// ```swift
   /// @Test func counts() async throws {

@@ -110,6 +110,12 @@ extension TetherSystem {
   /// ```swift
   /// TetherSystem.flushOnTermination()   // SIGTERM from systemd, SIGINT from Ctrl-C
   /// ```
+  ///
+  /// For a program with no shutdown path of its own. Do not combine it with a swift-service-lifecycle
+  /// `ServiceGroup` (or any other handler of these signals): it exits on the signal, cutting the
+  /// group's graceful shutdown short, so the other services' cleanup never runs. Run
+  /// `TetherService` (`TetherServiceLifecycle`) in the group instead, or call
+  /// ``shutdown()`` at the end of your own shutdown path.
   public static func flushOnTermination(signals: [Int32] = [SIGTERM, SIGINT]) {
     TerminationFlush.install(signals)
   }
