@@ -53,9 +53,9 @@ public struct PostgresStrategy: PersistenceStrategy {
   /// Closes the current scope's connections (those of every PostgreSQL key made in it), each
   /// with a Terminate, so the server ends the session at once; returns when they are closed.
   ///
-  /// ``TetherSystem/shutdown()`` calls it after writing what was pending. The scope's keys are
+  /// `TetherSystem/shutdown()` calls it after writing what was pending. The scope's keys are
   /// done with from then on: holders' `loadError` says the store was shut down
-  /// (``TetherError/shutDown(key:store:)``, naming the key), a change made afterwards is kept
+  /// (`TetherError/shutDown(key:store:)`, naming the key), a change made afterwards is kept
   /// in memory with that `saveError`, and `save()` throws it. Nothing reconnects.
   public func shutdown() async {
     await PostgresStores.current.shutdown()

@@ -4,7 +4,7 @@ import Tether
 /// Tether as a service of a swift-service-lifecycle `ServiceGroup`: it runs until the group
 /// shuts down gracefully (or is cancelled), then writes every pending throttled save of its
 /// scope and closes what the strategies keep open, such as PostgreSQL's connections
-/// (``TetherSystem/shutdown()``).
+/// (`TetherSystem/shutdown()`).
 ///
 /// A group shuts its services down in the reverse of their order, each after the one behind
 /// it has finished: list `TetherService` first, so it ends last, after the other services'
@@ -30,7 +30,7 @@ import Tether
 /// }
 /// ```
 ///
-/// Do not combine it with ``TetherSystem/flushOnTermination(signals:)``: that exits the
+/// Do not combine it with `TetherSystem/flushOnTermination(signals:)`: that exits the
 /// process on the signal, before the group's graceful shutdown (the other services' cleanup,
 /// and this service's flush) has run.
 public struct TetherService: Service {

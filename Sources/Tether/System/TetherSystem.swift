@@ -31,7 +31,11 @@ public enum TetherSystem {
   /// `[key.NAME]` section a declared key. Each name then has its declared type: a holder of
   /// another type gets ``TetherError/typeConflict(key:type:existing:)`` as its `loadError`.
   ///
-  /// - Parameter logger: The logger every module of Tether logs through from now on, for the
+  /// - Parameters:
+  ///   - configuration: The config file, or its text, that maps key names to strategies.
+  ///   - strategies: The strategy types the config may name, by their ``PersistenceStrategy/kind``.
+  ///   - keys: The app's key declarations, checked against the config; none by default.
+  ///   - logger: The logger every module of Tether logs through from now on, for the
   ///   whole process: your app's, with its handler, level and metadata. Each message carries
   ///   the module that logged it as the metadata `tether.module`. Without it (`nil`), each
   ///   module logs through swift-log's `Logger(label:)` under that same name, made at each
