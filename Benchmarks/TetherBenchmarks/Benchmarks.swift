@@ -12,4 +12,5 @@ let benchmarks: @Sendable () -> Void = {
   defaultsBenchmarks()
   configBenchmarks()
   postgresBenchmarks()
+  slowPathBenchmarks()
 }

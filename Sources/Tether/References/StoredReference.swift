@@ -175,6 +175,17 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   // Inlined, so the copy and the body are specialized for the holder's value type.
   @inlinable
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    try withLock(body, isEqual: isEqual)
+  }
+
+  /// `withLock`, telling a change by `isEqual`: the `==` of a caller that knows `Value` is
+  /// `Equatable` (see `Shared.withLock`), specialized there for the value's type, where the one
+  /// found at run time calls `Value`'s `==` through its witness table (for an array, once per
+  /// element).
+  @inlinable
+  func withLock<R>(
+    _ body: (inout Value) throws -> R, isEqual: ((Value, Value) -> Bool)?
+  ) rethrows -> R {
     while true {
       var admitted = true
       let result = try lock.withLock { () throws -> R? in
@@ -192,7 +203,7 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
         defer { changing = outer }
         var copy = value
         let result = try body(&copy)
-        mutated(to: copy)
+        mutated(to: copy, isEqual: isEqual)
         return result
       }
       // `R?` wraps `R` even when `R` is itself optional: admitted, this is the body's result.
@@ -201,11 +212,11 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
     }
   }
 
-  /// Commits what `withLock`'s body made of the value and saves it when it changed; inlined
-  /// with `withLock`, so copying and comparing the value are specialized for its type.
+  /// Commits what `withLock`'s body made of the value and saves it when it changed (by
+  /// `isEqual`); inlined with `withLock`, so copying the value is specialized for its type.
   @inlinable
-  func mutated(to newValue: Value) {
-    guard commit(newValue) else { return }
+  func mutated(to newValue: Value, isEqual: ((Value, Value) -> Bool)?) {
+    guard commit(newValue, isEqual: isEqual) else { return }
     localChanges &+= 1
     guard let writer else { return }
     if let inlineSave, inlineSave(newValue) { return }
@@ -216,6 +227,12 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   /// `lock`.
   @inlinable @discardableResult
   func commit(_ newValue: Value) -> Bool {
+    commit(newValue, isEqual: isEqual)
+  }
+
+  /// ``commit(_:)``, telling a change by `isEqual` (`nil`: every value is a change).
+  @inlinable @discardableResult
+  func commit(_ newValue: Value, isEqual: ((Value, Value) -> Bool)?) -> Bool {
     if let isEqual, isEqual(value, newValue) { return false }
     // A change made from Observation's `onChange` (told before the value is stored) would be
     // overwritten by this one.

@@ -294,6 +294,23 @@ extension Shared: CustomStringConvertible {
   }
 }
 
+// The same as for any value, with `Value`'s `==` as the caller knows it: inlined there, the
+// comparison is specialized for the value's type.
+extension Shared where Value: Equatable {
+  /// Mutates the value under the reference's lock and saves it when it changed by `==`; see
+  /// the `withLock` of any `Shared`.
+  ///
+  /// ```swift
+  /// $facts.withLock { $0.append(fact) }
+  /// ```
+  @inlinable
+  public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    try box.withCurrent(
+      stored: { try $0.withLock(body, isEqual: { $0 == $1 }) },
+      other: { try $0.withLock(body) })
+  }
+}
+
 extension Shared: Equatable where Value: Equatable {
   /// Shared values are equal when their current values are.
   public static func == (lhs: Self, rhs: Self) -> Bool {
