@@ -294,7 +294,7 @@ def rows_of(f, filtered):
     slow_path_rows(ratio_row, at)
 
     if filtered:
-        rows = [row for row in rows if "nan" not in row[1]]
+        rows = [row for row in rows if "nan" not in row[1] + row[2]]
     return rows
 
 
