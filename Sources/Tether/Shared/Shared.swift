@@ -108,7 +108,7 @@ public struct Shared<Value: Sendable>: Sendable {
     self = projectedValue
   }
 
-  /// The current value; mutate it with ``withLock(_:)``.
+  /// The current value; mutate it with `withLock(_:)`.
   @inlinable
   public var wrappedValue: Value {
     box.withCurrent(stored: { $0.wrappedValue }, other: { $0.wrappedValue })
