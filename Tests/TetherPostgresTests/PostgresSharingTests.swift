@@ -102,9 +102,7 @@ struct PostgresConnectionLifetimeTests {
   @Test func theConnectionClosesOnceTheScopeAndItsHoldersHaveGone() async throws {
     let cluster = try await TestServer.shared()
     let table = TestServer.uniqueTable()
-    let connections = """
-      SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'tether \(table) %'
-      """
+    let connections = TestServer.connectionsQuery(table: table)
     try await TetherSystem.withBootstrap(
       configuration: TestServer.config(cluster, table: table),
       strategies: [PostgresStrategy.self]

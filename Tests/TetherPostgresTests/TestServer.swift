@@ -34,6 +34,12 @@ enum TestServer {
     "t_" + UUID().uuidString.prefix(8).lowercased()
   }
 
+  /// The query that counts the server's connections made by Tether stores of `table` (their
+  /// `application_name` is `tether TABLE PROGRAM`).
+  static func connectionsQuery(table: String) -> String {
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'tether \(table) %'"
+  }
+
   /// The body of a `[strategy.postgres]` section for `cluster`'s `table`.
   static func options(
     _ cluster: PostgresCluster, table: String, throttle: String = "50ms"

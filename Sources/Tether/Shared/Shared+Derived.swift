@@ -13,10 +13,7 @@ extension Shared {
   public func read<Member>(
     _ body: @escaping @Sendable (Value) -> Member
   ) -> SharedReader<Member> {
-    let parent = box.held
-    return SharedReader<Member>(
-      reference: DerivedReference(base: parent.reference, body: body),
-      lifetime: parent.lifetime)
+    SharedReader(self).read(body)
   }
 }
 
