@@ -21,31 +21,46 @@ extension DefaultsFile {
     /// their own write): a change is delivered when the file's value differs from it, however
     /// the file came to be read.
     var told: [String: Lookup] = [:]
-    /// The waiter of each key's changes taken inline (`withLock`'s), made at its first: its
-    /// holders are told how the write went through their subscriptions.
+    /// The waiter of each key's changes taken inline (`withLock`'s), made at its holders' first
+    /// subscription: its holders are told how the write went through their subscriptions.
     var inlineWaiters: [String: (group: InlineGroup, waiter: WriteWaiter)] = [:]
     /// Keys whose holders are being told a new value (how many deliveries are under way): a
     /// change of one made meanwhile was made before its holders saw that value, which wins.
     var delivering: [String: Int] = [:]
-    /// The literal this process's holders last gave each key (`nil` inside: remove the line),
-    /// until the file's value reaches them instead: the base of their next change, whether the
-    /// change before it is written yet or not.
-    var given: [String: INIValue?] = [:]
+    /// The serial of the change this process's holders last made of each key, until the file's
+    /// value reaches them instead: the base of their next change, whether the change before it
+    /// is written yet or not.
+    var given: [String: UInt64] = [:]
+    /// The serial of the next change.
+    var nextSerial: UInt64 = 0
+    /// The latest change of each key the writer took, by serial, and the literal it leaves the
+    /// key at as far as this process's holders know: its own, or, for a value that had none
+    /// (and was dropped), its base. A change made on top of it, whose base is that change (see
+    /// ``Base/change(_:)``), is written after it, and finds it here.
+    var taken: [String: (serial: UInt64, literal: INIValue?)] = [:]
 
-    /// The base of a change of `name` made now (see ``Change``); `nil` while its holders are
-    /// being told a new value, which the change did not see.
-    func base(of name: String) -> INIValue?? {
+    /// Numbers a change of `name` made now and notes that its holders gave it; returns its
+    /// serial and base (see ``PendingChange``), `nil` while its holders are being told a new
+    /// value, which the change did not see: it is not to be written.
+    mutating func change(of name: String) -> (serial: UInt64, base: Base)? {
       if !delivering.isEmpty, delivering[name] != nil { return nil }
-      if let literal = given[name] { return .some(literal) }
-      return .some(userValue(name))
+      let serial = nextSerial
+      nextSerial += 1
+      if let previous = given.updateValue(serial, forKey: name) {
+        return (serial, .change(previous))
+      }
+      return (serial, .literal(userValue(name)))
     }
 
-    /// Notes that the holders gave `name` the value `literal`; returns the change's base (see
-    /// ``base(of:)``), `nil` when the change is not to be written.
-    mutating func given(_ literal: INIValue?, to name: String) -> INIValue?? {
-      guard let base = base(of: name) else { return nil }
-      given[name] = .some(literal)
-      return base
+    /// The literal `base` stands for.
+    func literal(of base: Base, for name: String) -> INIValue? {
+      switch base {
+      case .literal(let literal): return literal
+      case .change(let serial):
+        if let taken = taken[name], taken.serial == serial { return taken.literal }
+        // Not reached: the writer takes a change before any change made on top of it.
+        return userValue(name)
+      }
     }
 
     /// The value of `name`'s line in the user file as this process last saw it.

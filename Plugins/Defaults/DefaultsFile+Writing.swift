@@ -9,6 +9,10 @@ import TetherWatcher
 extension DefaultsFile {
   /// Applies `changes` to the file under its lock; runs on the writer's queue.
   ///
+  /// The holders' values are encoded here rather than on their threads: a value that has no
+  /// literal is dropped from the write, and its error (naming the key and the file) told to its
+  /// key's holders, while the other keys are written.
+  ///
   /// The merge, the replacement and the record of what the file now holds happen under `view`
   /// (which deliveries and loads take too), so no read of the file from before this write is
   /// applied after it; the holders of other keys whose lines the file changed are told once
@@ -16,6 +20,16 @@ extension DefaultsFile {
   static func write(
     _ changes: Changes, to path: String, state: LockedState<State>, view: NSRecursiveLock
   ) -> ThrottledWriter<Changes>.Outcome {
+    let pending = changes.byName
+    var literals: [String: INIValue?] = [:]
+    var rejected: [String: any Error] = [:]
+    for (name, change) in pending {
+      do {
+        literals[name] = try change.value.encoded()
+      } catch {
+        rejected[name] = error
+      }
+    }
     let lock: LockFile
     do {
       lock = try lockFile(for: path)
@@ -24,10 +38,21 @@ extension DefaultsFile {
     }
     view.lock()
     defer { view.unlock() }
-    let watch = state.withLock { $0.watches.first }
+    let (watch, edits) = state.withLock { state in
+      var edits: [String: Change] = [:]
+      for (name, change) in pending {
+        let base = state.literal(of: change.base, for: name)
+        let literal = literals[name]
+        // What a change made on top of this one finds as its base: this one's value, or for
+        // a value that has no literal, and so never reaches the file, this one's base.
+        state.taken[name] = (change.serial, literal ?? base)
+        if let literal { edits[name] = Change(literal: literal, base: .some(base)) }
+      }
+      return (state.watches.first, edits)
+    }
     let applied: Applied
     do {
-      applied = try apply(changes, to: path, watch: watch)
+      applied = try apply(edits, to: path, watch: watch)
     } catch {
       return .failed(error)
     }
@@ -40,10 +65,12 @@ extension DefaultsFile {
       state.user = .success(applied.document)
       state.userIdentity = identity
       if let landed { state.ownWritesLanded = landed }
-      // A key whose holders' last value is now in the file has it as its base from there on;
-      // one whose change was dropped takes the file's.
-      for (name, change) in changes
-      where applied.written.contains(name) && state.given[name] == .some(change.literal) {
+      // A key whose holders' last change is now in the file has it as its base from there
+      // on; one whose change was dropped takes the file's.
+      for (name, change) in pending
+      where state.given[name] == change.serial
+        && (applied.written.contains(name) || rejected[name] != nil)
+      {
         state.given[name] = nil
       }
       for name in applied.conflicts { state.given[name] = nil }
@@ -56,12 +83,9 @@ extension DefaultsFile {
       )
     }
     deliver(news.deliveries, of: news.changed, state: state)
-    guard !applied.conflicts.isEmpty else { return .written }
-    return .partlyWritten(
-      dropped: Dictionary(
-        uniqueKeysWithValues: applied.conflicts.map {
-          ($0, TetherError.conflict(key: $0, location: path) as any Error)
-        }))
+    var dropped = rejected
+    for name in applied.conflicts { dropped[name] = TetherError.conflict(key: name, location: path) }
+    return dropped.isEmpty ? .written : .partlyWritten(dropped: dropped)
   }
 
   /// The line of `name` in the defaults file at `path` (`nil`: no line), for `tether get`.
@@ -101,7 +125,7 @@ extension DefaultsFile {
   /// change's base was changed by someone else first, and keeps that edit.
   @discardableResult
   private static func apply(
-    _ changes: Changes, to path: String, watch: FileWatch?
+    _ changes: [String: Change], to path: String, watch: FileWatch?
   ) throws -> Applied {
     // An editor does not take the lock: retry when it changed the file under us.
     for _ in 0..<5 {

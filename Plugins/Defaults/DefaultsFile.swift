@@ -30,12 +30,10 @@ package final class DefaultsFile: PendingWrites, Sendable {
     case unreadable(TetherError)
   }
 
-  /// Pending changes, by key name.
-  typealias Changes = [String: Change]
-
-  /// A change of one key: its new literal (`nil`: remove the line), and the line's value this
-  /// process's holders had seen when they made it (`nil`: no line). The change is written only
-  /// if the file still holds `base` for the key: otherwise someone else changed the key first.
+  /// A change of one key as a write applies it (see ``PendingChange``): its new literal (`nil`:
+  /// remove the line), and the line's value this process's holders had seen when they made it
+  /// (`nil`: no line). The change is written only if the file still holds `base` for the key:
+  /// otherwise someone else changed the key first.
   struct Change: Sendable {
     var literal: INIValue?
     /// `.none` (as for `tether set`): written whatever the file holds.
@@ -95,9 +93,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
       label: "tether.defaults \(path)", throttle: throttle,
       // A newer change of a key keeps the older one's base: the holders' view when the first
       // change not yet written was made (a delivery of the key in between drops that change).
-      merge: { older, newer in
-        older.merge(newer) { old, new in Change(literal: new.literal, base: old.base) }
-      },
+      merge: { older, newer in older.merge(newer) },
       perform: { changes in Self.write(changes, to: path, state: state, view: view) },
       recovered: {
         let everyone = state.withLock { $0.subscribers.values.flatMap(\.values) }
@@ -124,7 +120,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
   /// value), so the load reads it rather than undoing it (own writes are not echoed).
   func load(_ name: String) -> Lookup {
     let given = state.withLock { $0.given[name] != nil }
-    writer.settle(ifPending: { $0[name] != nil }, waitForWrites: given)
+    writer.settle(ifPending: { $0.contains(name) }, waitForWrites: given)
     view.lock()
     defer { view.unlock() }
     let (userIdentity, registrationIdentity) = (
@@ -160,21 +156,31 @@ package final class DefaultsFile: PendingWrites, Sendable {
     _ name: String, literal: INIValue?, immediately: Bool, waiter: WriteWaiter,
     onCaller: ((@escaping @Sendable () -> Void) -> Bool)?
   ) {
-    guard let base = state.withLock({ $0.given(literal, to: name) }) else {
+    guard let (serial, base) = state.withLock({ $0.change(of: name) }) else {
       return waiter.completion(.failure(TetherError.conflict(key: name, location: path)))
     }
     writer.submit(
-      [name: Change(literal: literal, base: base)], immediately: immediately, waiter: waiter,
-      onCaller: onCaller)
+      Changes(name, PendingChange(value: .literal(literal), serial: serial, base: base)),
+      immediately: immediately, waiter: waiter, onCaller: onCaller)
   }
 
-  /// Queues a change of `name` made through `withLock`, throttled; its outcome goes to the
-  /// holders of `name` through their subscriptions.
-  func saveInline(_ name: String, literal: INIValue?) {
+  /// Queues a change of `name` made through `withLock`, throttled, its value encoded when it is
+  /// written; its outcome goes to the holders of `name` through `waiter` (``inlineWaiter(for:)``).
+  func saveInline(_ name: String, value: NewValue, waiter: WriteWaiter) {
+    guard let (serial, base) = state.withLock({ $0.change(of: name) }) else {
+      return waiter.completion(.failure(TetherError.conflict(key: name, location: path)))
+    }
+    writer.submit(
+      Changes(name, PendingChange(value: value, serial: serial, base: base)), immediately: false,
+      waiter: waiter)
+  }
+
+  /// Who waits for the changes of `name` taken inline: its holders, told through their
+  /// subscriptions. One for every such change, in one group: a burst keeps one.
+  func inlineWaiter(for name: String) -> WriteWaiter {
     let shared = state
-    let (waiter, base) = state.withLock { state in
-      let base = state.given(literal, to: name)
-      if let made = state.inlineWaiters[name] { return (made.waiter, base) }
+    return state.withLock { state in
+      if let made = state.inlineWaiters[name] { return made.waiter }
       let group = InlineGroup()
       // The state weakly: it keeps this waiter, which would otherwise keep it, and the file's
       // parsed lines, holders and writes with it, after the file has gone. The writer keeps the
@@ -186,12 +192,8 @@ package final class DefaultsFile: PendingWrites, Sendable {
         for holder in holders { holder.saved(result) }
       }
       state.inlineWaiters[name] = (group, waiter)
-      return (waiter, base)
+      return waiter
     }
-    guard let base else {
-      return waiter.completion(.failure(TetherError.conflict(key: name, location: path)))
-    }
-    writer.submit([name: Change(literal: literal, base: base)], immediately: false, waiter: waiter)
   }
 
   package func flushNow() { writer.flushNow() }
@@ -272,9 +274,9 @@ package final class DefaultsFile: PendingWrites, Sendable {
       var dropped: [String] = []
       writer.revisePending(
         { pending in
-          let kept = pending.filter { !changed.contains($0.key) }
-          dropped = pending.keys.filter { changed.contains($0) }
-          return kept.isEmpty ? nil : kept
+          let (kept, removed) = pending.removing(changed)
+          dropped = removed
+          return kept
         },
         conflict: { part in
           part.flatMap {

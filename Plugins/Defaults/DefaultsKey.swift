@@ -86,7 +86,15 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
     guard case .success = coding else { return SharedSubscription {} }
-    subscriber.takeChangesInline(from: self) { value in saveInline(value) }
+    let (file, name) = (file, name)
+    let (encoder, waiter) = (LiteralEncoder { try literal(for: $0) }, file.inlineWaiter(for: name))
+    // A `withLock` change goes to the file's throttled writer as it is, encoded when it is
+    // written; its outcome, a value that has no literal included, reaches the holders through
+    // `waiter`, that is through their subscriptions.
+    subscriber.takeChangesInline(from: self) { value in
+      file.saveInline(name, value: encoder.value(value), waiter: waiter)
+      return true
+    }
     return file.subscribe(name, saved: { subscriber.yieldSaveResult(naming($0)) }) { lookup in
       switch reading(lookup) {
       case .value(let value): subscriber.yield(value)
@@ -179,22 +187,6 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
       }
     }
     return firstError.map { .fellBack(nil, $0) } ?? .absent
-  }
-}
-
-extension DefaultsKey {
-  /// Takes a `withLock` change for the file's throttled writer; its outcome goes to the holders
-  /// through their subscriptions. A value that has no literal takes a continuation, to fail it.
-  fileprivate func saveInline(_ value: Value) -> Bool {
-    let literal: INIValue
-    do {
-      literal = try self.literal(for: value)
-    } catch {
-      // The continuation's save encodes it again and reports this error in `saveError`.
-      return false
-    }
-    file.saveInline(name, literal: literal)
-    return true
   }
 }
 
