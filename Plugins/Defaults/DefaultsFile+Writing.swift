@@ -84,7 +84,9 @@ extension DefaultsFile {
     }
     deliver(news.deliveries, of: news.changed, state: state)
     var dropped = rejected
-    for name in applied.conflicts { dropped[name] = TetherError.conflict(key: name, location: path) }
+    for name in applied.conflicts {
+      dropped[name] = TetherError.conflict(key: name, location: path)
+    }
     return dropped.isEmpty ? .written : .partlyWritten(dropped: dropped)
   }
 
