@@ -65,7 +65,9 @@ extension DefaultsFile {
 
     /// Folds `newer` in: a key changed by both takes the newer value and keeps the older base.
     mutating func merge(_ newer: Changes) {
-      for (name, change) in newer.byName { merge(name, change) }
+      // Not through `byName`, which would make a dictionary of a single change.
+      if let (name, change) = newer.one { merge(name, change) }
+      for (name, change) in newer.many { merge(name, change) }
     }
 
     private mutating func merge(_ name: String, _ change: PendingChange) {

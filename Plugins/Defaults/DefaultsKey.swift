@@ -87,7 +87,8 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   ) -> SharedSubscription {
     guard case .success = coding else { return SharedSubscription {} }
     let (file, name) = (file, name)
-    let (encoder, waiter) = (LiteralEncoder { try literal(for: $0) }, file.inlineWaiter(for: name))
+    let encoder = LiteralEncoder { try literal(for: $0) }
+    let waiter = file.inlineWaiter(for: name)
     // A `withLock` change goes to the file's throttled writer as it is, encoded when it is
     // written; its outcome, a value that has no literal included, reaches the holders through
     // `waiter`, that is through their subscriptions.
