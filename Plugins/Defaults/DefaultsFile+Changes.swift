@@ -65,7 +65,13 @@ extension DefaultsFile {
 
     /// Folds `newer` in: a key changed by both takes the newer value and keeps the older base.
     mutating func merge(_ newer: Changes) {
-      // Not through `byName`, which would make a dictionary of a single change.
+      // A burst of one key's changes: in place, copying only the new value (not through
+      // `byName`, which would make a dictionary of it).
+      if let name = newer.one?.name, one?.name == name {
+        one!.change.value = newer.one!.change.value
+        one!.change.serial = newer.one!.change.serial
+        return
+      }
       if let (name, change) = newer.one { merge(name, change) }
       for (name, change) in newer.many { merge(name, change) }
     }

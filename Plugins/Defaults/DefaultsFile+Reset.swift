@@ -37,7 +37,7 @@ extension DefaultsFile {
       state.user = .success(removed)
       state.userIdentity = identity
       if let landed { state.ownWritesLanded = landed }
-      state.given[name] = nil
+      state.given[name]?.serial = nil
       return (Self.lookup(name, in: state), Self.news(in: &state, except: [name]))
     }
     _ = consume lock  // Let go before telling holders: one may write the file.

@@ -29,8 +29,9 @@ extension DefaultsFile {
     var delivering: [String: Int] = [:]
     /// The serial of the change this process's holders last made of each key, until the file's
     /// value reaches them instead: the base of their next change, whether the change before it
-    /// is written yet or not.
-    var given: [String: UInt64] = [:]
+    /// is written yet or not. An object per key, never removed: a key's `withLock` changes
+    /// keep theirs (see ``InlineKey``) and reach it without hashing the name.
+    var given: [String: GivenSerial] = [:]
     /// The serial of the next change.
     var nextSerial: UInt64 = 0
     /// The latest change of each key the writer took, by serial, and the literal it leaves the
@@ -43,13 +44,25 @@ extension DefaultsFile {
     /// serial and base (see ``PendingChange``), `nil` while its holders are being told a new
     /// value, which the change did not see: it is not to be written.
     mutating func change(of name: String) -> (serial: UInt64, base: Base)? {
+      change(of: name, given: given(name))
+    }
+
+    /// ``change(of:)``, with `name`'s ``given`` at hand.
+    mutating func change(of name: String, given: GivenSerial) -> (serial: UInt64, base: Base)? {
       if !delivering.isEmpty, delivering[name] != nil { return nil }
       let serial = nextSerial
       nextSerial += 1
-      if let previous = given.updateValue(serial, forKey: name) {
-        return (serial, .change(previous))
-      }
+      defer { given.serial = serial }
+      if let previous = given.serial { return (serial, .change(previous)) }
       return (serial, .literal(userValue(name)))
+    }
+
+    /// `name`'s entry of ``given``, made if need be.
+    mutating func given(_ name: String) -> GivenSerial {
+      if let made = given[name] { return made }
+      let made = GivenSerial()
+      given[name] = made
+      return made
     }
 
     /// The literal `base` stands for.
@@ -61,6 +74,12 @@ extension DefaultsFile {
         // Not reached: the writer takes a change before any change made on top of it.
         return userValue(name)
       }
+    }
+
+    /// The serial of the change this process's holders last made of one key (see ``given``).
+    // @unchecked: `serial` is only read and written holding the file's state lock.
+    final class GivenSerial: @unchecked Sendable {
+      @exclusivity(unchecked) var serial: UInt64?
     }
 
     /// The value of `name`'s line in the user file as this process last saw it.

@@ -60,7 +60,7 @@ extension DefaultsFile {
         state.user = .success(Parsed(document))
         state.userIdentity = identity
         if let landed { state.ownWritesLanded = landed }
-        state.given[name] = nil
+        state.given[name]?.serial = nil
         return Self.news(in: &state, except: [name])
       }
       outcome = (value, news)

@@ -68,12 +68,12 @@ extension DefaultsFile {
       // A key whose holders' last change is now in the file has it as its base from there
       // on; one whose change was dropped takes the file's.
       for (name, change) in pending
-      where state.given[name] == change.serial
+      where state.given[name]?.serial == change.serial
         && (applied.written.contains(name) || rejected[name] != nil)
       {
-        state.given[name] = nil
+        state.given[name]?.serial = nil
       }
-      for name in applied.conflicts { state.given[name] = nil }
+      for name in applied.conflicts { state.given[name]?.serial = nil }
       return Self.news(in: &state, except: applied.written)
     }
     _ = consume lock  // Let go before telling holders: one may write the file.

@@ -119,7 +119,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
   /// written first (and writes under way are waited for, when this process gave `name` a
   /// value), so the load reads it rather than undoing it (own writes are not echoed).
   func load(_ name: String) -> Lookup {
-    let given = state.withLock { $0.given[name] != nil }
+    let given = state.withLock { $0.given[name]?.serial != nil }
     writer.settle(ifPending: { $0.contains(name) }, waitForWrites: given)
     view.lock()
     defer { view.unlock() }
@@ -164,23 +164,35 @@ package final class DefaultsFile: PendingWrites, Sendable {
       immediately: immediately, waiter: waiter, onCaller: onCaller)
   }
 
-  /// Queues a change of `name` made through `withLock`, throttled, its value encoded when it is
-  /// written; its outcome goes to the holders of `name` through `waiter` (``inlineWaiter(for:)``).
-  func saveInline(_ name: String, value: NewValue, waiter: WriteWaiter) {
-    guard let (serial, base) = state.withLock({ $0.change(of: name) }) else {
-      return waiter.completion(.failure(TetherError.conflict(key: name, location: path)))
-    }
-    writer.submit(
-      Changes(name, PendingChange(value: value, serial: serial, base: base)), immediately: false,
-      waiter: waiter)
+  /// What a key's changes made through `withLock` go through, found once per subscription: the
+  /// waiter its holders are told through, and its entry of ``State/given``.
+  struct InlineKey: Sendable {
+    let name: String
+    let waiter: WriteWaiter
+    let given: State.GivenSerial
   }
 
-  /// Who waits for the changes of `name` taken inline: its holders, told through their
-  /// subscriptions. One for every such change, in one group: a burst keeps one.
-  func inlineWaiter(for name: String) -> WriteWaiter {
+  /// Queues a change of `key` made through `withLock`, throttled, its value encoded when it is
+  /// written; its outcome goes to the key's holders through their subscriptions.
+  func saveInline(_ value: NewValue, to key: InlineKey) {
+    guard let (serial, base) = state.withLock({ $0.change(of: key.name, given: key.given) }) else {
+      return key.waiter.completion(
+        .failure(TetherError.conflict(key: key.name, location: path)))
+    }
+    writer.submit(
+      Changes(key.name, PendingChange(value: value, serial: serial, base: base)),
+      immediately: false, waiter: key.waiter)
+  }
+
+  /// What the changes of `name` taken inline go through. Their waiter is the holders, told
+  /// through their subscriptions: one for every such change, in one group, so a burst keeps one.
+  func inlineKey(_ name: String) -> InlineKey {
     let shared = state
     return state.withLock { state in
-      if let made = state.inlineWaiters[name] { return made.waiter }
+      let given = state.given(name)
+      if let made = state.inlineWaiters[name] {
+        return InlineKey(name: name, waiter: made.waiter, given: given)
+      }
       let group = InlineGroup()
       // The state weakly: it keeps this waiter, which would otherwise keep it, and the file's
       // parsed lines, holders and writes with it, after the file has gone. The writer keeps the
@@ -192,7 +204,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
         for holder in holders { holder.saved(result) }
       }
       state.inlineWaiters[name] = (group, waiter)
-      return waiter
+      return InlineKey(name: name, waiter: waiter, given: given)
     }
   }
 
@@ -325,7 +337,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
       if let told, new.isSame(as: told) { continue }
       changed.append(name)
       state.delivering[name, default: 0] += 1
-      state.given[name] = nil
+      state.given[name]?.serial = nil
       for subscriber in subscribers.values { deliveries.append((subscriber, new)) }
     }
     return (changed, deliveries)

@@ -86,14 +86,14 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
     guard case .success = coding else { return SharedSubscription {} }
-    let (file, name) = (file, name)
+    let file = file
     let encoder = LiteralEncoder { try literal(for: $0) }
-    let waiter = file.inlineWaiter(for: name)
+    let inline = file.inlineKey(name)
     // A `withLock` change goes to the file's throttled writer as it is, encoded when it is
     // written; its outcome, a value that has no literal included, reaches the holders through
-    // `waiter`, that is through their subscriptions.
+    // their subscriptions.
     subscriber.takeChangesInline(from: self) { value in
-      file.saveInline(name, value: encoder.value(value), waiter: waiter)
+      file.saveInline(encoder.value(value), to: inline)
       return true
     }
     return file.subscribe(name, saved: { subscriber.yieldSaveResult(naming($0)) }) { lookup in
