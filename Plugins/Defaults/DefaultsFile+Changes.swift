@@ -43,53 +43,47 @@ extension DefaultsFile {
     case change(UInt64)
   }
 
-  /// Pending changes by key name. A burst of changes of one key, the common case, merges into
-  /// `one` without allocating or hashing; a second key moves them into a dictionary.
+  /// Pending changes by key name: never none. A burst of changes of one key, the common case,
+  /// merges in place into `change`, without allocating or hashing; other keys' changes go to
+  /// `others`. Plain fields, not an optional pair: reading a field of an optional tuple copies
+  /// the whole tuple first.
   struct Changes: Sendable {
-    private var one: (name: String, change: PendingChange)?
-    private var many: [String: PendingChange] = [:]
+    private var name: String
+    private var change: PendingChange
+    /// The changes of other keys than `name`.
+    private var others: [String: PendingChange] = [:]
 
     init(_ name: String, _ change: PendingChange) {
-      one = (name, change)
+      self.name = name
+      self.change = change
     }
 
     /// By key name.
     var byName: [String: PendingChange] {
-      guard let one else { return many }
-      return [one.name: one.change]
+      var all = others
+      all[name] = change
+      return all
     }
 
     func contains(_ name: String) -> Bool {
-      one?.name == name || many[name] != nil
+      name == self.name || others[name] != nil
     }
 
     /// Folds `newer` in: a key changed by both takes the newer value and keeps the older base.
     mutating func merge(_ newer: Changes) {
-      // A burst of one key's changes: in place, copying only the new value (not through
-      // `byName`, which would make a dictionary of it).
-      if let name = newer.one?.name, one?.name == name {
-        one!.change.value = newer.one!.change.value
-        one!.change.serial = newer.one!.change.serial
-        return
-      }
-      if let (name, change) = newer.one { merge(name, change) }
-      for (name, change) in newer.many { merge(name, change) }
+      merge(newer.name, newer.change)
+      for (name, change) in newer.others { merge(name, change) }
     }
 
-    private mutating func merge(_ name: String, _ change: PendingChange) {
-      if one?.name == name {
-        one!.change.value = change.value
-        one!.change.serial = change.serial
-      } else if many[name] != nil {
-        many[name]!.value = change.value
-        many[name]!.serial = change.serial
-      } else if let first = one {
-        one = nil
-        many = [first.name: first.change, name: change]
-      } else if many.isEmpty {
-        one = (name, change)
+    private mutating func merge(_ name: String, _ newer: PendingChange) {
+      if name == self.name {
+        change.value = newer.value
+        change.serial = newer.serial
+      } else if others[name] != nil {
+        others[name]!.value = newer.value
+        others[name]!.serial = newer.serial
       } else {
-        many[name] = change
+        others[name] = newer
       }
     }
 
@@ -97,15 +91,11 @@ extension DefaultsFile {
     func removing(_ names: [String]) -> (kept: Changes?, dropped: [String]) {
       var kept = byName
       let dropped = names.filter { kept.removeValue(forKey: $0) != nil }
-      return (kept.isEmpty ? nil : Changes(byName: kept), dropped)
-    }
-
-    private init(byName: [String: PendingChange]) {
-      if byName.count == 1, let (name, change) = byName.first {
-        one = (name, change)
-      } else {
-        many = byName
-      }
+      guard let (name, change) = kept.first else { return (nil, dropped) }
+      var changes = Changes(name, change)
+      changes.others = kept
+      changes.others[name] = nil
+      return (changes, dropped)
     }
   }
 }
