@@ -88,9 +88,11 @@ def run(out, arguments):
              *arguments],
             cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env={**os.environ, **server})
-    if result.returncode != 0:
+    # The runner exits 0 when a benchmark throws: its message is the sign.
+    failed = re.findall(r"^Benchmark \S+ failed with .*$", result.stdout, re.MULTILINE)
+    if result.returncode != 0 or failed:
         sys.stdout.write(result.stdout)
-        sys.exit(f"the benchmarks failed (exit {result.returncode})")
+        sys.exit(f"the benchmarks failed (exit {result.returncode}): " + "; ".join(failed))
 
 
 def load(out):
@@ -237,16 +239,17 @@ def rows_of(f, filtered):
                          f" raw {event} on a bare inotify descriptor)", f"{seen:.2f} ms",
                          f"{raw:.2f} ms", f"{seen - raw:.2f} ms later", f"≤ raw + {limit} ms",
                          seen <= raw + limit))
-    for benchmark, metric, edit, wait in (
-            ("latency.remove", "seen-minus-settle.us", "other edits (a removal)", "settle"),
-            ("latency.open", "seen-minus-max-wait.us",
-             "a writer keeping the file open (in-place modify without close)", "max wait")):
-        late = ms(at(benchmark, metric))
+    # FileWatcher's settle delay and maximum wait, in ms.
+    for benchmark, edit, wait, wait_ms in (
+            ("latency.remove", "other edits (a removal)", "settle", 50),
+            ("latency.open", "a writer keeping the file open (in-place modify without close)",
+             "max wait", 500)):
         seen = ms(at(benchmark, "seen.us"))
         raw = ms(at(benchmark, "raw.us"))
-        rows.append((f"external edit → holder sees it: {edit}, p50, minus the {wait} (baseline:"
-                     " its raw inotify event)", f"{seen:.2f} ms", f"{raw:.2f} ms",
-                     f"{late:.2f} ms past the {wait}", f"≤ {wait} + 2 ms", late <= 2))
+        rows.append((f"external edit → holder sees it: {edit}, p50 (baseline: its raw inotify"
+                     " event)", f"{seen:.2f} ms", f"{raw:.2f} ms",
+                     f"{seen - wait_ms:.2f} ms past the {wait}", f"≤ {wait} + 2 ms",
+                     seen <= wait_ms + 2))
     watches = at("watches.tether", "inotify-watches", 100)
     ancestors = at("watches.tether", "ancestor-watches", 100)
     # The folders' ancestors up to / are watched for their moves (the benchmark's folders sit

@@ -32,10 +32,6 @@ public enum FileWatcherProbe {
   /// write of it (a close after writing, a rename into place).
   public static var settleDelay: Duration { FileWatcher.shared.settleDelay }
 
-  /// The longest a file's change waits while its writer keeps it open: a writer that has not
-  /// closed the file may not be done.
-  public static var maxWait: Duration { FileWatcher.shared.maxWait }
-
   /// Calls `tap` on the watcher thread with the path of each raw inotify event for a watched
   /// file, before settling; `nil` removes it.
   public static func setEventTap(_ tap: (@Sendable (String) -> Void)?) {
