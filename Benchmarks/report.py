@@ -88,9 +88,11 @@ def run(out, arguments):
              *arguments],
             cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env={**os.environ, **server})
-    if result.returncode != 0:
+    # The runner exits 0 when a benchmark throws: its message is the sign.
+    failed = re.findall(r"^Benchmark \S+ failed with .*$", result.stdout, re.MULTILINE)
+    if result.returncode != 0 or failed:
         sys.stdout.write(result.stdout)
-        sys.exit(f"the benchmarks failed (exit {result.returncode})")
+        sys.exit(f"the benchmarks failed (exit {result.returncode}): " + "; ".join(failed))
 
 
 def load(out):
@@ -108,7 +110,7 @@ def load(out):
 
 def split(name):
     """'defaults.get.tether.wallClock' -> ('defaults.get.tether', 'wallClock'); custom metrics
-    follow two-part benchmark names: 'latency.edit.raw.us' -> ('latency.edit', 'raw.us')."""
+    follow two-part benchmark names: 'latency.close.raw.us' -> ('latency.close', 'raw.us')."""
     if name.endswith(".wallClock"):
         return name.removesuffix(".wallClock"), "wallClock"
     parts = name.split(".")
@@ -223,14 +225,31 @@ def rows_of(f, filtered):
     ratio_row("10,000 mutations in one window: time, file key vs in-memory key",
               ms(at("throttle.file", "mutations.us")), ms(at("throttle.memory", "mutations.us")),
               "ms", float("inf"), "—")
-    settle = 50
-    for percentile, limit in ((50, 2), (99, 10)):
-        late = ms(at("latency.edit", "seen-minus-settle.us", percentile))
-        raw = ms(at("latency.edit", "raw.us", percentile))
-        rows.append((f"external edit → holder sees it, p{percentile}, minus the {settle} ms settle"
-                     " (baseline: raw inotify event)",
-                     f"{late:.2f} ms", f"{raw:.2f} ms", f"{late / raw:.1f}×",
-                     f"≤ settle + {limit} ms", late <= limit))
+    # External edit → holder sees it (LatencyBenchmarks.swift). An edit that ends a write is
+    # delivered at once: measured against the same edit's raw inotify event on a bare inotify
+    # descriptor watching the same folder. Other edits wait for the settle delay (50 ms); a
+    # writer that keeps the file open, for the maximum wait (500 ms).
+    for benchmark, edit, event in (("latency.rename", "a file renamed into place", "IN_MOVED_TO"),
+                                   ("latency.close", "a write closed after writing",
+                                    "IN_CLOSE_WRITE")):
+        for percentile, limit in ((50, 2), (99, 10)):
+            seen = ms(at(benchmark, "seen.us", percentile))
+            raw = ms(at(benchmark, "raw.us", percentile))
+            rows.append((f"external edit → holder sees it: {edit}, p{percentile} (baseline: its"
+                         f" raw {event} on a bare inotify descriptor)", f"{seen:.2f} ms",
+                         f"{raw:.2f} ms", f"{seen - raw:.2f} ms later", f"≤ raw + {limit} ms",
+                         seen <= raw + limit))
+    # FileWatcher's settle delay and maximum wait, in ms.
+    for benchmark, edit, wait, wait_ms in (
+            ("latency.remove", "other edits (a removal)", "settle", 50),
+            ("latency.open", "a writer keeping the file open (in-place modify without close)",
+             "max wait", 500)):
+        seen = ms(at(benchmark, "seen.us"))
+        raw = ms(at(benchmark, "raw.us"))
+        rows.append((f"external edit → holder sees it: {edit}, p50 (baseline: its raw inotify"
+                     " event)", f"{seen:.2f} ms", f"{raw:.2f} ms",
+                     f"{seen - wait_ms:.2f} ms past the {wait}", f"≤ {wait} + 2 ms",
+                     seen <= wait_ms + 2))
     watches = at("watches.tether", "inotify-watches", 100)
     ancestors = at("watches.tether", "ancestor-watches", 100)
     # The folders' ancestors up to / are watched for their moves (the benchmark's folders sit

@@ -90,7 +90,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
         userIdentity: userIdentity, registrationIdentity: registrationIdentity))
     self.state = state
     self.writer = ThrottledWriter(
-      label: "tether.defaults \(path)", throttle: throttle,
+      module: "tether.defaults", subject: path, throttle: throttle,
       // A newer change of a key keeps the older one's base: the holders' view when the first
       // change not yet written was made (a delivery of the key in between drops that change).
       merge: { older, newer in older.merge(newer) },

@@ -53,7 +53,7 @@ final class FileStore: PendingWrites, Sendable {
     let (path, settings, state) = (path, settings, state)
     let made = Unmanaged.passRetained(
       ThrottledWriter<PendingFileChange>(
-        label: "tether.file \(path)", throttle: settings.throttle,
+        module: "tether.file", subject: path, throttle: settings.throttle,
         merge: nil,
         perform: { change in
           FileStore.write(change, to: path, settings: settings, state: state)

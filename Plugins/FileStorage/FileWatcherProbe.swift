@@ -28,7 +28,8 @@ public enum FileWatcherProbe {
     FileWatcher.shared.waitForThread()
   }
 
-  /// How long a file must stay quiet before its change is delivered.
+  /// How long a file must stay quiet before its change is delivered, unless an event ends a
+  /// write of it (a close after writing, a rename into place).
   public static var settleDelay: Duration { FileWatcher.shared.settleDelay }
 
   /// Calls `tap` on the watcher thread with the path of each raw inotify event for a watched

@@ -38,10 +38,19 @@ extension FileWatcher {
       if case .stale = outcome { return check(path, firstEvent: firstEvent, caughtUp: true) }
     }
     guard case .deliver(let subscribers) = outcome else { return }
-    let change = FileChange(content: content, ownWritesLanded: landed ?? 0)
+    deliver(content, of: key, to: subscribers, readAfter: landed ?? 0)
+  }
+
+  /// Gives `subscribers` `content` of `key`, read when `landed` of this process's writes of it
+  /// had landed.
+  func deliver(
+    _ content: FileContent, of key: HashedPath, to subscribers: [FileSubscribers.Deliver],
+    readAfter landed: UInt64
+  ) {
+    let change = FileChange(content: content, ownWritesLanded: landed)
     for subscriber in subscribers { subscriber(change) }
     // Only now may a write of the subscribers' expect to replace it.
-    state.withLock { $0.files.delivered(content, of: key, readAfter: landed ?? 0) }
+    state.withLock { $0.files.delivered(content, of: key, readAfter: landed) }
   }
 
   /// Whether new bytes in `path` are to be read again later: while a writer has the file open,
@@ -81,7 +90,7 @@ extension FileWatcher {
   /// wake-up: the thread may read an earlier one first, still ahead of those events, and serve
   /// every request with it.) Other files' checks go on meanwhile: a thread lagging under load
   /// holds up only the check that waits for it.
-  private func afterQueuedEvents(_ work: @escaping @Sendable () -> Void) {
+  func afterQueuedEvents(_ work: @escaping @Sendable () -> Void) {
     let id = state.withLock { state -> UInt64? in
       guard state.polling.fallback == nil else { return nil }
       return state.hooks.addMarker(work)

@@ -101,9 +101,13 @@ extension FileWatcher {
   }
 
   /// An event for `file` in a watched folder (with whether its writer still has it open, when
-  /// the event says); returns the folders waited for that a folder made or moved at `file` may
-  /// be (only a folder's event can make one appear).
-  func fileEvent(_ file: String, writerStillOpen: Bool?, isDirectory: Bool) -> [String] {
+  /// the event says, and whether it ends a write); returns the folders waited for that a folder
+  /// made or moved at `file` may be (only a folder's event can make one appear).
+  ///
+  /// An event that ends a write has the file checked at once; any other lets it settle.
+  func fileEvent(
+    _ file: String, writerStillOpen: Bool?, endsAWrite: Bool, isDirectory: Bool
+  ) -> [String] {
     let (isWatched, tap, awaited) = state.withLock { state in
       (
         state.files.noteEvent(HashedPath(file), writerStillOpen: writerStillOpen),
@@ -112,7 +116,7 @@ extension FileWatcher {
     }
     if isWatched {
       tap?(file)
-      settler.dirty(file)
+      if endsAWrite { settler.ended(file) } else { settler.dirty(file) }
     }
     return awaited
   }

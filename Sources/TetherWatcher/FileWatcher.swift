@@ -7,7 +7,8 @@ import TetherLogging
 /// The one file watcher of the process, shared by every file-backed strategy.
 ///
 /// It watches *directories* (one inotify watch per directory, however many files in it are
-/// watched), filters events by file name, lets bursts settle, then re-reads the file and
+/// watched), filters events by file name, checks a file at once when an event ends a write of
+/// it (a close after writing, a rename into place) and otherwise lets its burst settle, then
 /// delivers its content only when it differs from what was last seen or written by us. Where
 /// inotify cannot serve (watch or instance limits, a descriptor ≥ 1024, a network file system)
 /// it polls instead, and says why once.
@@ -27,11 +28,15 @@ package final class FileWatcher: Sendable {
   package static let shared = FileWatcher(backend: .libinotifytools)
 
   /// A watcher of its own, for a test that counts what a watcher does (watches, folders looked
-  /// at) with nothing else in the process watching. It drives the kernel's inotify calls
-  /// directly (libinotifytools allows one instance a process, the shared watcher's); end it
-  /// with ``stopForTesting()``.
-  package static func makeForTesting() -> FileWatcher {
-    FileWatcher(backend: .kernel)
+  /// at) with nothing else in the process watching, or that needs other delays: a settle delay
+  /// longer than the test's waits makes what arrives within them come of an event that ended a
+  /// write (`maxWait` is at least `settleDelay`). It drives the kernel's inotify calls directly
+  /// (libinotifytools allows one instance a process, the shared watcher's); end it with
+  /// ``stopForTesting()``.
+  package static func makeForTesting(
+    settleDelay: Duration = .milliseconds(50), maxWait: Duration = .milliseconds(500)
+  ) -> FileWatcher {
+    FileWatcher(backend: .kernel, settleDelay: settleDelay, maxWait: max(maxWait, settleDelay))
   }
 
   /// Which inotify backend the watcher's thread drives.
@@ -50,10 +55,10 @@ package final class FileWatcher: Sendable {
 
   let backend: Backend
 
-  /// How long a file must be quiet before it is checked.
-  package let settleDelay: Duration = .milliseconds(50)
+  /// How long a file must be quiet before it is checked, unless an event ends a write of it.
+  package let settleDelay: Duration
   /// The longest a busy file waits before it is checked anyway.
-  package let maxWait: Duration = .milliseconds(500)
+  package let maxWait: Duration
   /// The longest a file its writer has emptied and still holds open waits for the writer's
   /// bytes: such a writer is between truncating and writing (a `cp`, a shell's `>`), and a
   /// loaded machine can deschedule it for longer than the maximum wait.
@@ -92,12 +97,18 @@ package final class FileWatcher: Sendable {
 
   static var logger: Logger { TetherLog.logger("tether.watcher") }
 
-  private init(backend: Backend) {
+  private init(
+    backend: Backend, settleDelay: Duration = .milliseconds(50),
+    maxWait: Duration = .milliseconds(500)
+  ) {
     self.backend = backend
+    self.settleDelay = settleDelay
+    self.maxWait = maxWait
     let owner = WeakWatcher()
-    settler = Settler(queue: delivery, settle: settleDelay, maxWait: maxWait) {
-      owner.watcher?.check($0, firstEvent: $1)
-    }
+    settler = Settler(
+      queue: delivery, settle: settleDelay, maxWait: maxWait,
+      check: { owner.watcher?.check($0, firstEvent: $1) },
+      checkEnded: { owner.watcher?.checkEnded($0) })
     owner.set(self)
   }
 

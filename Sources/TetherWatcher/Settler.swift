@@ -3,6 +3,7 @@ import Synchronization
 
 /// Coalesces bursts of events per file: a file is checked once it has been quiet for the settle
 /// delay, or once the maximum wait has passed since its first event, whichever comes first.
+/// An event that ends a write (``ended(_:)``) has the file checked at once instead, besides.
 ///
 /// An editor's save (create, write, rename, delete: up to a dozen events) becomes one check of
 /// the final content.
@@ -24,6 +25,9 @@ final class Settler: Sendable {
     var queue = DueQueue()
     // When the earliest timer that is set fires; `nil` when none is.
     var timerDue: UInt64?
+    // Files whose check at the end of a write is queued and not begun: more such events before
+    // it begins are served by it.
+    var ended: Set<String> = []
 
     /// Notes a timer due at `due` unless one set already fires by then; returns when to set one.
     mutating func setTimer(due: UInt64) -> UInt64? {
@@ -37,17 +41,34 @@ final class Settler: Sendable {
   private let settle: UInt64
   private let maxWait: UInt64
   private let check: @Sendable (_ path: String, _ firstEvent: UInt64) -> Void
+  private let checkEnded: @Sendable (_ path: String) -> Void
   private let state = Mutex(State())
 
-  /// `check` gets each settled path with when its burst began (in uptime nanoseconds).
+  /// `check` gets each settled path with when its burst began (in uptime nanoseconds);
+  /// `checkEnded` each path whose write ended, on `queue` too.
   init(
     queue: DispatchQueue, settle: Duration, maxWait: Duration,
-    check: @escaping @Sendable (_ path: String, _ firstEvent: UInt64) -> Void
+    check: @escaping @Sendable (_ path: String, _ firstEvent: UInt64) -> Void,
+    checkEnded: @escaping @Sendable (_ path: String) -> Void
   ) {
     self.queue = queue
     self.settle = settle.nanoseconds
     self.maxWait = maxWait.nanoseconds
     self.check = check
+    self.checkEnded = checkEnded
+  }
+
+  /// Notes an event that ended a write of `path` (a close after writing, a rename into place),
+  /// from any thread: the file is checked as soon as the queue gets to it, once however many
+  /// such events come before then. A burst of the file's other events goes on settling: the
+  /// check settles nothing, and what it cannot deliver is left to that burst.
+  func ended(_ path: String) {
+    guard state.withLock({ $0.ended.insert(path).inserted }) else { return }
+    queue.async { [self] in
+      // Taken out before the check reads: a write ending after the read is checked again.
+      state.withLock { _ = $0.ended.remove(path) }
+      checkEnded(path)
+    }
   }
 
   /// Notes an event for `path`, from any thread.

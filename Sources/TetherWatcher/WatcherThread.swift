@@ -107,7 +107,8 @@ final class WatcherThread {
     if leftItsPath { return drop(path) }
     let file = path == "/" ? "/" + event.name : path + "/" + event.name
     let awaited = watcher.fileEvent(
-      file, writerStillOpen: event.writerStillOpen, isDirectory: event.has(IN_ISDIR))
+      file, writerStillOpen: event.writerStillOpen, endsAWrite: event.endsAWrite,
+      isDirectory: event.has(IN_ISDIR))
     // A directory that watched files wait for (through a watched ancestor) appeared or moved
     // here. One with a watch of its own is served already, and one not yet looked at will be
     // by its wake-up: a folder made for a new key does not make every directory looked at.

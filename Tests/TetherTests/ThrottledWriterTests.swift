@@ -16,7 +16,7 @@ final class WriterLog: Sendable {
   /// change after the first waits for `flushNow()`.
   func writer(throttle: Duration = .seconds(60)) -> ThrottledWriter<Int> {
     ThrottledWriter(
-      label: "test.writer", throttle: throttle, merge: nil,
+      module: "tether.test", subject: "test.writer", throttle: throttle, merge: nil,
       perform: { change in
         self.state.withLock { $0.written.append(change) }
         return .written
@@ -186,7 +186,7 @@ final class WriterLog: Sendable {
     let written = Mutex<[Int]>([])
     let (started, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
     let writer = ThrottledWriter<Int>(
-      label: "test.drain", throttle: .seconds(60), merge: nil,
+      module: "tether.test", subject: "test.drain", throttle: .seconds(60), merge: nil,
       perform: { change in
         if change == 1 {
           started.signal()

@@ -13,27 +13,37 @@ import TetherWatcher
 @Suite struct SettlingTests {
   /// A modification time ahead of the clock makes the file look as if it were being written
   /// at every check: the new bytes wait the maximum wait, then come, once.
+  ///
+  /// They are written through a hard link in a folder no one watches, so no event ends the
+  /// write; a change of the file's mode then makes the watched name's only event, which lets
+  /// the file settle. (A rename into place or a close after writing would be believed at once,
+  /// whatever the clock says.)
   @Test func newBytesInAFileThatLooksStillWrittenWaitTheMaximumWait() async throws {
     try await withTemporaryDirectory { folder in
-      let file = folder.appending(path: "data.json")
-      let staged = folder.appending(path: "staged")
+      let watched = folder.appending(path: "watched")
+      let elsewhere = folder.appending(path: "elsewhere")
+      try FileManager.default.createDirectory(at: watched, withIntermediateDirectories: false)
+      try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false)
+      let file = watched.appending(path: "data.json")
+      let alias = elsewhere.appending(path: "data.json")
       try Data("1".utf8).write(to: file)
+      try #require(link(file.path, alias.path) == 0)
       let deliveries = Deliveries()
       let deliveredAt = Mutex<UInt64?>(nil)
-      // The watch checks the file once itself: the change may join that burst.
-      let watchedAt = DispatchTime.now().uptimeNanoseconds
       let watch = FileWatcher.shared.watch(file.path) { content in
         deliveredAt.withLock { $0 = $0 ?? DispatchTime.now().uptimeNanoseconds }
         deliveries.record(content)
       }
-      try Data("2".utf8).write(to: staged)
+      let handle = try FileHandle(forWritingTo: alias)
+      try handle.write(contentsOf: Data("2".utf8))
+      try handle.close()
       try FileManager.default.setAttributes(
-        [.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: staged.path)
-      // The new bytes and their stamp arrive together, by rename.
-      try #require(rename(staged.path, file.path) == 0)
+        [.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: alias.path)
+      let touchedAt = DispatchTime.now().uptimeNanoseconds
+      try #require(chmod(file.path, 0o640) == 0)
       await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("2") }
       let delivered = deliveredAt.withLock { $0 } ?? 0
-      let waited = Duration.nanoseconds(Int64(delivered) - Int64(watchedAt))
+      let waited = Duration.nanoseconds(Int64(delivered) - Int64(touchedAt))
       #expect(waited >= FileWatcher.shared.maxWait, "delivered after \(waited)")
       // Nothing else was delivered before or since: a later edit is the next delivery.
       try Data("3".utf8).write(to: file)

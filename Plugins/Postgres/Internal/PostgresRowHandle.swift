@@ -10,7 +10,8 @@ final class PostgresRowHandle: PendingWrites {
   init(row: PostgresRow) {
     self.row = row
     writer = ThrottledWriter(
-      label: row.name, throttle: row.store.settings.throttle, merge: nil,
+      module: "tether.postgres", subject: row.name, throttle: row.store.settings.throttle,
+      merge: nil,
       perform: { [row] change in row.write(change) },
       recovered: { [row] in row.tellSaved(.success(())) })
     row.attach(writer)

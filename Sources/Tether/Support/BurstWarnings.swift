@@ -18,9 +18,12 @@ package final class BurstWarnings: Sendable {
     self.quiet = quiet.nanoseconds
   }
 
-  /// Logs `message` about `subject` unless it was warned about within the quiet time. Call
-  /// with no lock held that other threads or processes wait on: a blocked log stalls the caller.
-  package func warn(_ subject: String, _ message: @autoclosure () -> String) {
+  /// Logs `message` about `subject` unless it was warned about within the quiet time, through
+  /// the logger of the module labelled `module` (by default, this one's). Call with no lock
+  /// held that other threads or processes wait on: a blocked log stalls the caller.
+  package func warn(
+    _ subject: String, _ message: @autoclosure () -> String, module: String? = nil
+  ) {
     let now = DispatchTime.now().uptimeNanoseconds
     let leftOut = said.withLock { said -> Int? in
       if let last = said[subject], now < last.at + quiet {
@@ -32,6 +35,6 @@ package final class BurstWarnings: Sendable {
     }
     guard let leftOut else { return }
     let more = leftOut == 0 ? "" : " (\(leftOut) more like it since the last warning)"
-    TetherLog.logger(label).warning("\(message())\(more)")
+    TetherLog.logger(module ?? label).warning("\(message())\(more)")
   }
 }

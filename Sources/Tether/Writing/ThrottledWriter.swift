@@ -45,7 +45,10 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   /// Made at the first write: most files are only read, and a queue per file would be a large
   /// part of a file key's start.
   @exclusivity(unchecked) private var queueIfMade: DispatchQueue?
-  private let label: String
+  /// The label of the module whose writer this is (`tether.file`), which it logs through.
+  private let module: String
+  /// What it writes, as errors and the log name it: a file's path, a key's name.
+  private let subject: String
   private let throttle: UInt64
   private let merge: (@Sendable (_ older: inout Change, _ newer: Change) -> Void)?
   private let perform: @Sendable (Change) -> Outcome
@@ -59,12 +62,13 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   ///   - recovered: called when a change kept after a failure is written by a later flush or
   ///     write, whose callers were already told of the failure.
   package init(
-    label: String, throttle: Duration,
+    module: String, subject: String, throttle: Duration,
     merge: (@Sendable (_ older: inout Change, _ newer: Change) -> Void)?,
     perform: @escaping @Sendable (Change) -> Outcome,
     recovered: @escaping @Sendable () -> Void
   ) {
-    self.label = label
+    self.module = module
+    self.subject = subject
     self.throttle = throttle.nanoseconds
     self.merge = merge
     self.perform = perform
@@ -148,7 +152,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
       finishedCount += 1  // Dropped, never to be written.
       timer = nil
       dropped = superseded.map { waiter in
-        (waiter, conflict(waiter.part) ?? TetherError.conflict(key: label, location: label))
+        (waiter, conflict(waiter.part) ?? TetherError.conflict(key: subject, location: subject))
       }
     }
     lock.unlock()
@@ -205,7 +209,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
 
   private func makeQueue() -> DispatchQueue {
     if let queueIfMade { return queueIfMade }
-    let queue = DispatchQueue(label: label, target: .global())
+    let queue = DispatchQueue(label: "\(module) \(subject)", target: .global())
     queueIfMade = queue
     return queue
   }
@@ -381,7 +385,19 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     _ waiting: [WriteWaiter], _ outcome: Outcome, thenWriteOn queue: DispatchQueue?
   ) {
     if case .written = outcome, waiting.isEmpty { recovered() }
+    // Said in the log too: a throttled change's failure otherwise reaches only `saveError`,
+    // which an app may never read (at shutdown, no one does).
+    if case .failed(let error) = outcome {
+      writeFailures.warn(
+        "\(module) \(subject)",
+        "\(subject): a write failed; its change stays pending until the next change or flush: "
+          + "\(error)", module: module)
+    }
     for waiter in waiting { waiter.completion(outcome.result(for: waiter.part)) }
     if let queue { queue.async { self.writeNext() } }
   }
 }
+
+/// The failed writes of every writer, said once per writer and burst (a generic class cannot
+/// have a static stored property).
+private let writeFailures = BurstWarnings(label: "tether.core")

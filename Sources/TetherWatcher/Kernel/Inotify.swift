@@ -23,6 +23,13 @@ enum Inotify {
       if has(IN_MODIFY) || has(IN_CREATE) { return true }
       return nil
     }
+
+    /// Whether the event ends a write of a file: its writer closed it after writing, or a
+    /// finished file was renamed to the name. What the file holds then is complete, unless
+    /// another writer still has it open (whose later events say so).
+    var endsAWrite: Bool {
+      !has(IN_ISDIR) && (has(IN_CLOSE_WRITE) || has(IN_MOVED_TO))
+    }
   }
 
   /// What a directory watch asks for: every change to an entry's name or content, and the

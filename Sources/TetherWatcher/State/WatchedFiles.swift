@@ -33,6 +33,21 @@ package struct WatchedFiles {
     /// How many of this process's writes of the file have landed: a read from before the last
     /// of them may hold what that write replaced.
     package var ownWritesLanded: UInt64 = 0
+    /// Events read for the file since it was watched: two reading points with the same count
+    /// have no event of the file between them.
+    package var events: UInt64 = 0
+  }
+
+  /// Where a file stands as a check reads it: a check at the end of a write delivers what it
+  /// read only if the file stands there still once every event queued before the read is taken
+  /// up (see ``readingPoint(_:)``).
+  package struct ReadingPoint: Equatable, Sendable {
+    /// This process's writes of the file landed (see ``ownWritesLanded(_:)``).
+    package let ownWritesLanded: UInt64
+    /// Events read for the file (see ``Entry/events``).
+    package let events: UInt64
+    /// Whether a writer seemed to hold the file open (see ``Entry/beingWritten``).
+    package let beingWritten: Bool
   }
 
   /// What a check of a file's content comes to.
@@ -97,6 +112,16 @@ package struct WatchedFiles {
   /// ``take(_:of:confirmed:readAfter:)``.
   package func ownWritesLanded(_ key: HashedPath) -> UInt64? { entries[key]?.ownWritesLanded }
 
+  /// Where `key` stands now; `nil` when it is not watched. Taken before a read and again once
+  /// the events queued before it are taken up: equal, no event of the file came between, and
+  /// no write of this process landed.
+  package func readingPoint(_ key: HashedPath) -> ReadingPoint? {
+    entries[key].map {
+      ReadingPoint(
+        ownWritesLanded: $0.ownWritesLanded, events: $0.events, beingWritten: $0.beingWritten)
+    }
+  }
+
   /// `data` is about to replace the file: content equal to it is this process's own.
   package mutating func expectOwnWrite(_ key: HashedPath, data: Data) {
     entries[key]?.ownWrites.append(data)
@@ -153,13 +178,18 @@ package struct WatchedFiles {
   package mutating func noteEvent(_ key: HashedPath, writerStillOpen: Bool?) -> Bool {
     guard let index = entries.index(forKey: key) else { return false }
     entries.values[index].eventsSinceKnown += 1
+    entries.values[index].events += 1
     if let writerStillOpen { entries.values[index].beingWritten = writerStillOpen }
     return true
   }
 
-  /// Takes every file as being written, after events were lost; returns their paths.
+  /// Takes every file as being written, after events were lost (counted as one more event of
+  /// each); returns their paths.
   package mutating func assumeAllBeingWritten() -> [HashedPath] {
-    for index in entries.indices { entries.values[index].beingWritten = true }
+    for index in entries.indices {
+      entries.values[index].beingWritten = true
+      entries.values[index].events += 1
+    }
     return Array(entries.keys)
   }
 

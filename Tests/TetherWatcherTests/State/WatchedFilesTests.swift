@@ -145,6 +145,26 @@ import TetherWatcher
     #expect(writing)
   }
 
+  /// A check at the end of a write delivers what it read only if the file's reading point is
+  /// the same once the events queued before the read are taken up: any event of the file, an
+  /// own write landing, or events lost, moves it; taking content does not.
+  @Test func theReadingPointMovesWithEachEventOwnWriteAndLoss() throws {
+    var files = watched(.data(Data("1".utf8)))
+    let start = try #require(files.readingPoint(file))
+    _ = files.take(.data(Data("2".utf8)), of: file, confirmed: true)
+    #expect(files.readingPoint(file) == start)
+    _ = files.noteEvent(file, writerStillOpen: false)
+    let afterEvent = try #require(files.readingPoint(file))
+    #expect(afterEvent != start)
+    #expect(!afterEvent.beingWritten)
+    files.recordOwnWrite(file, data: Data("3".utf8))
+    let afterOwnWrite = try #require(files.readingPoint(file))
+    #expect(afterOwnWrite != afterEvent)
+    _ = files.assumeAllBeingWritten()
+    #expect(files.readingPoint(file) != afterOwnWrite)
+    #expect(files.readingPoint(HashedPath("/data/a/other.json")) == nil)
+  }
+
   @Test func theLastSubscriberGoingTakesTheFileAndGivesItsFolder() {
     var files = watched(.missing)
     files.subscribe(file, in: folder, id: 1, deliver: { _ in }) {
