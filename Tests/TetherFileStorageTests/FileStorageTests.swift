@@ -309,8 +309,8 @@ import TetherTesting
   }
 
   /// A `withLock` change is saved without a continuation: its failure reaches `saveError` through
-  /// the key's subscription, and so does the later write that succeeds; the log says it once,
-  /// however many writes of the burst fail. (A file where the folder should be fails the write
+  /// the key's subscription, and so does the later write that succeeds; the log says it once
+  /// per burst, not once per failed write. (A file where the folder should be fails the write
   /// even for root.)
   @Test func aThrottledChangeThatCannotBeWrittenSetsSaveErrorUntilAFlushWritesIt() async throws {
     LogCapture.install()
@@ -330,18 +330,18 @@ import TetherTesting
           LogCapture.messages(at: .warning, containing: blocker.path)
             .filter { $0.contains("a write failed") }
         }
-        // The write just failed again may start a burst of its own (the first failure's may be
-        // over on a loaded machine); the three right after it are in that burst.
+        // At least five failed writes: 5, 6 (flushed), and 7 to 9, each flushed. A burst ends
+        // 10 s after its warning, which a loaded machine can take between two of them: fewer
+        // warnings than failures, not one.
         $value.withLock { $0 = 6 }
         await TetherSystem.flush()
-        let logged = failures()
-        #expect(logged.count >= 1, "\(logged)")
-        #expect(logged.first?.contains("Not a directory") == true, "\(logged)")
         for next in 7...9 {
           $value.withLock { $0 = next }
           await TetherSystem.flush()
         }
-        #expect(failures() == logged)
+        let logged = failures()
+        #expect(!logged.isEmpty && logged.count < 5, "\(logged)")
+        #expect(logged.first?.contains("Not a directory") == true, "\(logged)")
         try FileManager.default.removeItem(at: blocker)
         try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: false)
         await TetherSystem.flush()
