@@ -188,16 +188,9 @@ private final class RawInotify: Sendable {
 
 /// Runs `body`, a system call; throws its `errno` when it returns -1.
 @discardableResult
-private func systemCall(_ name: String, _ body: () -> Int32) throws -> Int32 {
-  let result = body()
-  guard result != -1 else {
-    throw BenchmarkFailure("\(name) failed: \(String(cString: strerror(errno)))")
-  }
-  return result
-}
-
-@discardableResult
-private func systemCall(_ name: String, _ body: () -> Int) throws -> Int {
+private func systemCall<Result: BinaryInteger>(
+  _ name: String, _ body: () -> Result
+) throws -> Result {
   let result = body()
   guard result != -1 else {
     throw BenchmarkFailure("\(name) failed: \(String(cString: strerror(errno)))")

@@ -1,4 +1,4 @@
-/// What became of a write, and what each of its waiters is told.
+/// What became of a write, what each of its waiters is told, and what the log is.
 extension ThrottledWriter {
   /// What became of one write.
   package enum Outcome: Sendable {
@@ -29,3 +29,19 @@ extension ThrottledWriter.Outcome {
     }
   }
 }
+
+extension ThrottledWriter {
+  /// Says a failed write in the log too: a throttled change's failure otherwise reaches only
+  /// `saveError`, which an app may never read (at shutdown, no one does).
+  func warnIfFailed(_ outcome: Outcome) {
+    guard case .failed(let error) = outcome else { return }
+    writeFailures.warn(
+      "\(module) \(subject)",
+      "\(subject): a write failed; its change stays pending until the next change or flush: "
+        + "\(error)", module: module)
+  }
+}
+
+/// The failed writes of every writer, said once per writer and burst (a generic class cannot
+/// have a static stored property).
+private let writeFailures = BurstWarnings(label: "tether.core")

@@ -46,9 +46,9 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   /// part of a file key's start.
   @exclusivity(unchecked) private var queueIfMade: DispatchQueue?
   /// The label of the module whose writer this is (`tether.file`), which it logs through.
-  private let module: String
+  let module: String
   /// What it writes, as errors and the log name it: a file's path, a key's name.
-  private let subject: String
+  let subject: String
   private let throttle: UInt64
   private let merge: (@Sendable (_ older: inout Change, _ newer: Change) -> Void)?
   private let perform: @Sendable (Change) -> Outcome
@@ -385,19 +385,8 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     _ waiting: [WriteWaiter], _ outcome: Outcome, thenWriteOn queue: DispatchQueue?
   ) {
     if case .written = outcome, waiting.isEmpty { recovered() }
-    // Said in the log too: a throttled change's failure otherwise reaches only `saveError`,
-    // which an app may never read (at shutdown, no one does).
-    if case .failed(let error) = outcome {
-      writeFailures.warn(
-        "\(module) \(subject)",
-        "\(subject): a write failed; its change stays pending until the next change or flush: "
-          + "\(error)", module: module)
-    }
+    warnIfFailed(outcome)
     for waiter in waiting { waiter.completion(outcome.result(for: waiter.part)) }
     if let queue { queue.async { self.writeNext() } }
   }
 }
-
-/// The failed writes of every writer, said once per writer and burst (a generic class cannot
-/// have a static stored property).
-private let writeFailures = BurstWarnings(label: "tether.core")
