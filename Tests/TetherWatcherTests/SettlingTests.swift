@@ -30,6 +30,9 @@ import TetherWatcher
       try #require(link(file.path, alias.path) == 0)
       let deliveries = Deliveries()
       let deliveredAt = Mutex<UInt64?>(nil)
+      // The wait is counted from before the watch: starting one checks the file once settled,
+      // and that check may be what finds the new bytes and begins their wait.
+      let watchedAt = DispatchTime.now().uptimeNanoseconds
       let watch = FileWatcher.shared.watch(file.path) { content in
         deliveredAt.withLock { $0 = $0 ?? DispatchTime.now().uptimeNanoseconds }
         deliveries.record(content)
@@ -39,11 +42,10 @@ import TetherWatcher
       try handle.close()
       try FileManager.default.setAttributes(
         [.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: alias.path)
-      let touchedAt = DispatchTime.now().uptimeNanoseconds
       try #require(chmod(file.path, 0o640) == 0)
       await expectEventually(timeout: .seconds(30)) { deliveries.lastIs("2") }
       let delivered = deliveredAt.withLock { $0 } ?? 0
-      let waited = Duration.nanoseconds(Int64(delivered) - Int64(touchedAt))
+      let waited = Duration.nanoseconds(Int64(delivered) - Int64(watchedAt))
       #expect(waited >= FileWatcher.shared.maxWait, "delivered after \(waited)")
       // Nothing else was delivered before or since: a later edit is the next delivery.
       try Data("3".utf8).write(to: file)
