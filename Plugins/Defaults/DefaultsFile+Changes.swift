@@ -87,6 +87,19 @@ extension DefaultsFile {
       }
     }
 
+    /// Gives the change of `name` the newer `value` in place, when `name` is the first key
+    /// changed and the change's serial is still `serial`, the one its holders last gave (see
+    /// ``State/given``): a newer change of theirs keeps its base and serial, as ``merge(_:)``
+    /// would keep its base. Returns whether it did.
+    ///
+    /// Not when the serials differ: a delivery, a write, a reset or a transaction of the key
+    /// since then cleared the holders' serial, and their next change is numbered anew.
+    mutating func replaceValue(of name: String, serial: UInt64?, with value: NewValue) -> Bool {
+      guard serial == change.serial, name == self.name else { return false }
+      change.value = value
+      return true
+    }
+
     /// These changes without those of `names` (`nil`: none left), and the names dropped.
     func removing(_ names: [String]) -> (kept: Changes?, dropped: [String]) {
       var kept = byName

@@ -1,3 +1,4 @@
+import Synchronization
 import Tether
 import TetherFiles
 import TetherWatcher
@@ -77,9 +78,20 @@ extension DefaultsFile {
     }
 
     /// The serial of the change this process's holders last made of one key (see ``given``).
-    // @unchecked: `serial` is only read and written holding the file's state lock.
-    final class GivenSerial: @unchecked Sendable {
-      @exclusivity(unchecked) var serial: UInt64?
+    /// Set holding the file's state lock; read there, and by a change that updates the key's
+    /// waiting change in place, which holds the writer's lock instead (see
+    /// ``Changes/replaceValue(of:serial:with:)``).
+    final class GivenSerial: Sendable {
+      /// `UInt64.max`: none (serials count up from 0).
+      private let stored = Atomic<UInt64>(.max)
+
+      var serial: UInt64? {
+        get {
+          let serial = stored.load(ordering: .acquiring)
+          return serial == .max ? nil : serial
+        }
+        set { stored.store(newValue ?? .max, ordering: .releasing) }
+      }
     }
 
     /// The value of `name`'s line in the user file as this process last saw it.

@@ -196,7 +196,14 @@ final class FileStore: PendingWrites, Sendable {
   /// Takes a change made through `withLock`, throttled; its outcome goes to the subscribers.
   func saveInline<Value>(_ value: Value, encoder: FileCoder<Value>) {
     writer._withUnsafeGuaranteedRef { writer in
-      writer.submit(encoder.change(value), immediately: false, waiter: inlineWaiter)
+      // In a burst, the change that waits for the trailing write is replaced in place.
+      let replaced = writer.updatePending(for: inlineWaiter) {
+        $0 = encoder.change(value)
+        return true
+      }
+      if !replaced {
+        writer.submit(encoder.change(value), immediately: false, waiter: inlineWaiter)
+      }
     }
   }
 

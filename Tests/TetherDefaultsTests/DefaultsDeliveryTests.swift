@@ -65,4 +65,35 @@ import TetherTesting
       #expect(errorSet.withLock { $0 } == [true], "onChange found the default without the error")
     }
   }
+
+  /// A change of a key made while its holders are being told of an edit was made before they
+  /// saw it: it is dropped as a conflict, not written. Here it is made from an Observation
+  /// `onChange` of another key of the edit, on the delivering thread, while a change of the key
+  /// waits for its trailing write: a newer change would update that one in place, were it not
+  /// checked that no delivery of the key began since.
+  @Test func aChangeMadeWhileItsHoldersAreToldOfAnEditIsNotWritten() async throws {
+    try await withTemporaryDirectory { folder in
+      let registration = folder.appending(path: "registered.ini")
+      try Data("j = 1\nk = 1\n".utf8).write(to: registration)
+      try await defaultsBootstrap(folder, throttle: "60s", registration: registration.path) {
+        let file = folder.appending(path: "defaults.ini")
+        @Shared(.registered("j")) var j = 0
+        @Shared(.registered("k")) var k = 0
+        #expect(j == 1 && k == 1)
+        $k.withLock { $0 = 10 }  // The leading write, at once.
+        await expectEventually(timeout: .seconds(30)) { contents(file) == "k = 10\n" }
+        $k.withLock { $0 = 11 }  // Waits for the trailing write, a minute away.
+        withObservationTracking {
+          _ = j
+        } onChange: { [k = $k] in
+          k.withLock { $0 = 99 }
+        }
+        try Data("j = 2\nk = 2\n".utf8).write(to: registration, options: .atomic)
+        await expectEventually(timeout: .seconds(30)) { j == 2 }
+        #expect($k.saveError != nil, "the dropped change is said")
+        await TetherSystem.flush()
+        #expect(contents(file) == "k = 11\n")
+      }
+    }
+  }
 }

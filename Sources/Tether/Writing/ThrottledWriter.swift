@@ -119,6 +119,19 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     queue.async { self.writeNext() }
   }
 
+  /// For a burst of one holder's changes, one lock each: `update` changes the pending change in
+  /// place (or returns `false`) when a write of it is due and `waiter`'s group waits last for it,
+  /// where submitting would merge. Returns whether it did; if not, the caller submits.
+  package func updatePending(for waiter: WriteWaiter, _ update: (inout Change) -> Bool) -> Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    // The last waiter read in place: a copy would retain and release its closures.
+    guard hasPendingChange, timer != nil, let group = waiter.group, let last = waiters.indices.last,
+      waiters[last].group == group
+    else { return false }
+    return update(&pendingChange.pointee)
+  }
+
   /// Lets an external edit win: `transform` drops what the edit superseded from the pending
   /// change (`nil`: all of it). The callers waiting for what was dropped are told the error
   /// `conflict` gives for their part (``WriteWaiter``'s; for a change dropped whole, every
