@@ -96,4 +96,28 @@ import TetherTesting
       }
     }
   }
+
+  /// Holders of one name as two types share its waiting change: the change of one type's
+  /// holders is never put in place of the other's value (it would be read as the wrong type),
+  /// but merged as a change of its own.
+  @Test func holdersOfOneNameAsTwoTypesEachWriteTheirOwnValue() async throws {
+    try await withTemporaryDirectory { folder in
+      try await defaultsBootstrap(folder, throttle: "60s") {
+        let file = folder.appending(path: "defaults.ini")
+        let store = DefaultsStore(file: file)
+        @Shared(.defaults("n", store: store)) var number = 0
+        @Shared(.defaults("n", store: store)) var text = ""
+        $number.withLock { $0 = 1 }  // The leading write, at once.
+        await expectEventually(timeout: .seconds(30)) { contents(file) == "n = 1\n" }
+        $number.withLock { $0 = 2 }  // Waits for the trailing write, a minute away.
+        $text.withLock { $0 = "two words" }
+        await TetherSystem.flush()
+        #expect(contents(file) == "n = two words\n", "\(String(describing: $text.saveError))")
+        $text.withLock { $0 = "three" }
+        $number.withLock { $0 = 4 }
+        await TetherSystem.flush()
+        #expect(contents(file) == "n = 4\n")
+      }
+    }
+  }
 }
