@@ -264,8 +264,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     return (pendingChange.move(), waiters)
   }
 
-  /// Moves the pending change (there must be one) to the end of the changes taken to be
-  /// written.
+  /// Moves the pending change (there must be one) behind the changes taken to be written.
   private func enqueuePending() {
     queuedChanges.append(takePending())
   }
@@ -292,10 +291,8 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     timer = id
     scheduled = (id, end)
     timerBlocks += 1
-    // Weakly: a writer whose owner has gone has nothing left for its timer (a pending change
-    // went to a flush as the owner went), and the block would keep it, its queue and all its
-    // closures hold (a released scope's file state) until the window's end, a minute for a key
-    // throttled so.
+    // Weakly: a writer whose owner has gone has nothing left for its timer (a flush took its
+    // change), and the block would keep it and all its closures hold until the window's end.
     makeQueue().asyncAfter(deadline: .now() + .nanoseconds(Int(end > now ? end - now : 0))) {
       [weak self] in
       guard let self else { return }
