@@ -21,13 +21,13 @@ extension DefaultsFile {
     /// A holder's value, encoded on the writer's queue, where a value that has no literal is
     /// dropped from the write with the error naming the key: encoding on the caller would be
     /// most of a `withLock`'s cost.
-    case value(any PendingValueBox)
+    case value(any Sendable, any ErasedLiteralEncoder)
 
     /// The literal to write, or the error naming the key and its file.
     func encoded() throws -> INIValue? {
       switch self {
       case .literal(let literal): return literal
-      case .value(let box): return try box.encoded()
+      case .value(let value, let encoder): return try encoder.encode(erased: value)
       }
     }
   }
@@ -88,21 +88,15 @@ extension DefaultsFile {
     }
 
     /// Gives the change of `name` the newer `value` in place, when `name` is the first key
-    /// changed, with a value `encoder`'s holders gave, and the change's serial is still
-    /// `serial`, the one they last gave (see ``State/given``): a newer change of theirs keeps
-    /// its base and serial, as ``merge(_:)`` would keep its base. Returns whether it did.
+    /// changed and the change's serial is still `serial`, the one its holders last gave (see
+    /// ``State/given``): a newer change of theirs keeps its base and serial, as ``merge(_:)``
+    /// would keep its base. Returns whether it did.
     ///
     /// Not when the serials differ: a delivery, a write, a reset or a transaction of the key
     /// since then cleared the holders' serial, and their next change is numbered anew.
-    func replaceValue<Value>(
-      of name: String, serial: UInt64?, with value: Value, encoder: LiteralEncoder<Value>
-    ) -> Bool {
-      guard serial == change.serial, name == self.name, case .value(let box) = change.value,
-        box.encoder === encoder
-      else { return false }
-      // The box is this encoder's, so it holds a `Value` (holders of one name with another
-      // type have an encoder of their own).
-      unsafeDowncast(box, to: PendingValue<Value>.self).value = value
+    mutating func replaceValue(of name: String, serial: UInt64?, with value: NewValue) -> Bool {
+      guard serial == change.serial, name == self.name else { return false }
+      change.value = value
       return true
     }
 
@@ -119,45 +113,29 @@ extension DefaultsFile {
   }
 }
 
-/// A holder's value waiting to be written, which the writer encodes once it has taken the
-/// change. Not generic: the writer's change type stays one type for every key.
-protocol PendingValueBox: AnyObject, Sendable {
-  /// The encoder of the holders that gave the value.
-  var encoder: AnyObject { get }
-  /// The value's literal, or the error naming the key and its file.
-  func encoded() throws -> INIValue
+/// What encodes a pending change's erased value. Not generic: the writer's change type stays
+/// one type for every key, and a value of up to three words fits in the existential, where a
+/// capturing closure would take an allocation per change.
+protocol ErasedLiteralEncoder: AnyObject, Sendable {
+  func encode(erased value: any Sendable) throws -> INIValue
 }
 
-/// A box made for the first change of a burst, whose newer changes replace its value while its
-/// change waits for the trailing write (see ``DefaultsFile/Changes/replaceValue(of:serial:with:encoder:)``).
-// @unchecked: `value` changes only while the change holding the box is pending, under the file
-// writer's lock; the writer reads it once it has taken the change, and then nothing changes it.
-final class PendingValue<Value: Sendable>: PendingValueBox, @unchecked Sendable {
-  var value: Value
-  private let literalEncoder: LiteralEncoder<Value>
-
-  init(_ value: Value, encoder: LiteralEncoder<Value>) {
-    self.value = value
-    self.literalEncoder = encoder
-  }
-
-  var encoder: AnyObject { literalEncoder }
-
-  func encoded() throws -> INIValue { try literalEncoder.encode(value) }
-}
-
-/// A key's encoding, made once per subscription: each burst of changes of its holders boxes
-/// their value once.
-final class LiteralEncoder<Value: Sendable>: Sendable {
-  let encode: @Sendable (Value) throws -> INIValue
+/// A key's encoding, made once per subscription so that each change hands it on with one retain.
+final class LiteralEncoder<Value: Sendable>: ErasedLiteralEncoder {
+  private let encode: @Sendable (Value) throws -> INIValue
 
   /// `encode` throws the error that names the key and its file.
   init(_ encode: @escaping @Sendable (Value) throws -> INIValue) {
     self.encode = encode
   }
 
+  func encode(erased value: any Sendable) throws -> INIValue {
+    // A change of a key of `Value`s pairs this encoder with a `Value` only, so the cast holds.
+    try encode(value as! Value)
+  }
+
   /// A change's value that this encoder encodes when it is written.
   func value(_ value: Value) -> DefaultsFile.NewValue {
-    .value(PendingValue(value, encoder: self))
+    .value(value, self)
   }
 }

@@ -174,11 +174,11 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   /// Queues a change of `key` made through `withLock`, throttled, its value encoded when it is
   /// written; its outcome goes to the key's holders through their subscriptions.
-  func saveInline<Value>(_ value: Value, encoder: LiteralEncoder<Value>, to key: InlineKey) {
+  func saveInline(_ value: NewValue, to key: InlineKey) {
     // A burst of one key's changes: while the change that waits for the trailing write is the
     // holders' latest, the new value takes its place, without numbering or submitting a change.
     let replaced = writer.updatePending(for: key.waiter) {
-      $0.replaceValue(of: key.name, serial: key.given.serial, with: value, encoder: encoder)
+      $0.replaceValue(of: key.name, serial: key.given.serial, with: value)
     }
     if replaced { return }
     guard let (serial, base) = state.withLock({ $0.change(of: key.name, given: key.given) }) else {
@@ -186,7 +186,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
         .failure(TetherError.conflict(key: key.name, location: path)))
     }
     writer.submit(
-      Changes(key.name, PendingChange(value: encoder.value(value), serial: serial, base: base)),
+      Changes(key.name, PendingChange(value: value, serial: serial, base: base)),
       immediately: false, waiter: key.waiter)
   }
 

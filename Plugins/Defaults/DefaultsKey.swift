@@ -93,7 +93,7 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     // written; its outcome, a value that has no literal included, reaches the holders through
     // their subscriptions.
     subscriber.takeChangesInline(from: self) { value in
-      file.saveInline(value, encoder: encoder, to: inline)
+      file.saveInline(encoder.value(value), to: inline)
       return true
     }
     return file.subscribe(name, saved: { subscriber.yieldSaveResult(naming($0)) }) { lookup in

@@ -97,9 +97,9 @@ import TetherTesting
     }
   }
 
-  /// Holders of one name as two types share its waiting change: the change of one type's
-  /// holders is never put in place of the other's value (it would be read as the wrong type),
-  /// but merged as a change of its own.
+  /// Holders of one name as two types share its waiting change, updated in place by each:
+  /// every change is encoded as its own holders' type, whichever type the change it replaces
+  /// had.
   @Test func holdersOfOneNameAsTwoTypesEachWriteTheirOwnValue() async throws {
     try await withTemporaryDirectory { folder in
       try await defaultsBootstrap(folder, throttle: "60s") {
