@@ -39,13 +39,15 @@ import TetherTesting
   /// or, when the write failed, the next change submitted. Updating it in place then would
   /// leave it unwritten until a flush.
   @Test func aChangeWaitingWithNoWriteDueIsNotUpdatedInPlace() async {
-    let (started, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+    // Waited for by polling, not by blocking: the test runs on the cooperative pool.
+    let started = Atomic(false)
+    let release = DispatchSemaphore(value: 0)
     let written = Mutex<[Int]>([])
     let writer = ThrottledWriter<Int>(
       module: "tether.test", subject: "test.update", throttle: .milliseconds(10), merge: nil,
       perform: { change in
         if change == 0 {
-          started.signal()
+          started.store(true, ordering: .releasing)
           release.wait()
           return .failed(TestFailure())
         }
@@ -62,7 +64,7 @@ import TetherTesting
       }
     }
     writer.submit(0, immediately: false, waiter: log.waiter("leading", group: holder))
-    started.wait()
+    await expectEventually(timeout: .seconds(30)) { started.load(ordering: .acquiring) }
     writer.submit(1, immediately: false, waiter: log.waiter("during", group: holder))
     #expect(!update(-1), "a write runs: none is due for this change")
     release.signal()

@@ -13,7 +13,11 @@ import TetherTesting
         // through `subscribe`.
         externalEdit: { name, value in
           try Journal(file: file).append(Journal.tag(name), json: Data("\(value)".utf8))
-        })
+        },
+        // The journal finds other processes' lines with a task polling on the cooperative
+        // pool, which a test suite run in parallel can keep busy for longer than the default
+        // deadline. Only a failure waits this out.
+        deadline: .seconds(30))
     }
   }
 }
