@@ -195,7 +195,7 @@ let package = Package(
     .testTarget(
       name: "TetherDefaultsTests",
       dependencies: [
-        "TetherDefaults", "TetherWatcher", "TetherTesting", "tether-test-helper",
+        "TetherDefaults", "TetherFiles", "TetherWatcher", "TetherTesting", "tether-test-helper",
         "TetherTestHelperSupport",
       ],
       swiftSettings: swiftSettings

@@ -18,16 +18,16 @@ extension DefaultsFile {
   enum NewValue: Sendable {
     /// Encoded already (`save()`, which reports its own encoding error); `nil`: no line.
     case literal(INIValue?)
-    /// A holder's value, encoded on the writer's queue, where a value that has no literal is
-    /// dropped from the write with the error naming the key: encoding on the caller would be
-    /// most of a `withLock`'s cost.
-    case value(any Sendable, any ErasedLiteralEncoder)
+    /// The holders' latest value given through `withLock`, encoded on the writer's queue,
+    /// where a value that has no literal is dropped from the write with the error naming the
+    /// key: encoding on the caller would be most of a `withLock`'s cost.
+    case latest(any LatestValue)
 
     /// The literal to write, or the error naming the key and its file.
     func encoded() throws -> INIValue? {
       switch self {
       case .literal(let literal): return literal
-      case .value(let value, let encoder): return try encoder.encode(erased: value)
+      case .latest(let latest): return try latest.closeAndEncode()
       }
     }
   }
@@ -87,19 +87,6 @@ extension DefaultsFile {
       }
     }
 
-    /// Gives the change of `name` the newer `value` in place, when `name` is the first key
-    /// changed and the change's serial is still `serial`, the one its holders last gave (see
-    /// ``State/given``): a newer change of theirs keeps its base and serial, as ``merge(_:)``
-    /// would keep its base. Returns whether it did.
-    ///
-    /// Not when the serials differ: a delivery, a write, a reset or a transaction of the key
-    /// since then cleared the holders' serial, and their next change is numbered anew.
-    mutating func replaceValue(of name: String, serial: UInt64?, with value: NewValue) -> Bool {
-      guard serial == change.serial, name == self.name else { return false }
-      change.value = value
-      return true
-    }
-
     /// These changes without those of `names` (`nil`: none left), and the names dropped.
     func removing(_ names: [String]) -> (kept: Changes?, dropped: [String]) {
       var kept = byName
@@ -110,32 +97,5 @@ extension DefaultsFile {
       changes.others[name] = nil
       return (changes, dropped)
     }
-  }
-}
-
-/// What encodes a pending change's erased value. Not generic: the writer's change type stays
-/// one type for every key, and a value of up to three words fits in the existential, where a
-/// capturing closure would take an allocation per change.
-protocol ErasedLiteralEncoder: AnyObject, Sendable {
-  func encode(erased value: any Sendable) throws -> INIValue
-}
-
-/// A key's encoding, made once per subscription so that each change hands it on with one retain.
-final class LiteralEncoder<Value: Sendable>: ErasedLiteralEncoder {
-  private let encode: @Sendable (Value) throws -> INIValue
-
-  /// `encode` throws the error that names the key and its file.
-  init(_ encode: @escaping @Sendable (Value) throws -> INIValue) {
-    self.encode = encode
-  }
-
-  func encode(erased value: any Sendable) throws -> INIValue {
-    // A change of a key of `Value`s pairs this encoder with a `Value` only, so the cast holds.
-    try encode(value as! Value)
-  }
-
-  /// A change's value that this encoder encodes when it is written.
-  func value(_ value: Value) -> DefaultsFile.NewValue {
-    .value(value, self)
   }
 }

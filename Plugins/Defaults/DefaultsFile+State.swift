@@ -79,8 +79,8 @@ extension DefaultsFile {
 
     /// The serial of the change this process's holders last made of one key (see ``given``).
     /// Set holding the file's state lock; read there, and by a change that updates the key's
-    /// waiting change in place, which holds the writer's lock instead (see
-    /// ``Changes/replaceValue(of:serial:with:)``).
+    /// waiting change in place, which holds that change's lock instead (see
+    /// ``InlineChange/update(_:)``).
     final class GivenSerial: Sendable {
       /// `UInt64.max`: none (serials count up from 0).
       private let stored = Atomic<UInt64>(.max)

@@ -172,21 +172,19 @@ package final class DefaultsFile: PendingWrites, Sendable {
     let given: State.GivenSerial
   }
 
-  /// Queues a change of `key` made through `withLock`, throttled, its value encoded when it is
-  /// written; its outcome goes to the key's holders through their subscriptions.
-  func saveInline(_ value: NewValue, to key: InlineKey) {
-    // A burst of one key's changes: while the change that waits for the trailing write is the
-    // holders' latest, the new value takes its place, without numbering or submitting a change.
-    let replaced = writer.updatePending(for: key.waiter) {
-      $0.replaceValue(of: key.name, serial: key.given.serial, with: value)
-    }
-    if replaced { return }
+  /// Queues a change of `key` made through `withLock`, throttled, with `value` as the latest
+  /// value of `latest`, encoded when it is written; its outcome goes to the key's holders
+  /// through their subscriptions. Their newer values take its place in `latest` while it waits
+  /// (see ``InlineChange``).
+  func saveInline<Value>(_ value: Value, through latest: InlineChange<Value>, to key: InlineKey) {
     guard let (serial, base) = state.withLock({ $0.change(of: key.name, given: key.given) }) else {
       return key.waiter.completion(
         .failure(TetherError.conflict(key: key.name, location: path)))
     }
     writer.submit(
-      Changes(key.name, PendingChange(value: value, serial: serial, base: base)),
+      Changes(
+        key.name,
+        PendingChange(value: latest.open(value, serial: serial), serial: serial, base: base)),
       immediately: false, waiter: key.waiter)
   }
 

@@ -87,13 +87,13 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   ) -> SharedSubscription {
     guard case .success = coding else { return SharedSubscription {} }
     let file = file
-    let encoder = LiteralEncoder { try literal(for: $0) }
     let inline = file.inlineKey(name)
+    let latest = InlineChange<Value>(name: name, given: inline.given) { try literal(for: $0) }
     // A `withLock` change goes to the file's throttled writer as it is, encoded when it is
-    // written; its outcome, a value that has no literal included, reaches the holders through
-    // their subscriptions.
+    // written; in a burst, it takes the place of the waiting change's value. Its outcome, a
+    // value that has no literal included, reaches the holders through their subscriptions.
     subscriber.takeChangesInline(from: self) { value in
-      file.saveInline(encoder.value(value), to: inline)
+      if !latest.update(value) { file.saveInline(value, through: latest, to: inline) }
       return true
     }
     return file.subscribe(name, saved: { subscriber.yieldSaveResult(naming($0)) }) { lookup in

@@ -97,9 +97,9 @@ import TetherTesting
     }
   }
 
-  /// Holders of one name as two types share its waiting change, updated in place by each:
-  /// every change is encoded as its own holders' type, whichever type the change it replaces
-  /// had.
+  /// Holders of one name as two types share its waiting change, each change taking the place
+  /// of the last: every change is encoded as its own holders' type, whichever type the change
+  /// it replaces had.
   @Test func holdersOfOneNameAsTwoTypesEachWriteTheirOwnValue() async throws {
     try await withTemporaryDirectory { folder in
       try await defaultsBootstrap(folder, throttle: "60s") {

@@ -1,0 +1,69 @@
+import Foundation
+import Glibc
+import Testing
+import Tether
+import TetherDefaults
+import TetherFiles
+import TetherTestHelperSupport
+import TetherTesting
+
+/// A burst of `withLock` changes of one key: while its change waits for the trailing write, each
+/// newer value takes the place of the last; once the writer has read that change, the next
+/// value is a change of its own. Never is a value kept where no write will read it.
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct DefaultsBurstTests {
+  /// The write of `k = 1` reads its change, then waits for the file's lock, which the test
+  /// holds: `k = 2`, made then, is not in that write, and reaches the file by the next one.
+  @Test func aChangeMadeOnceItsWriteHasReadTheValueIsWrittenNext() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      let store = DefaultsStore(file: file)
+      @Shared(.defaults("k", store: store)) var k = 0
+      do {
+        let lock = try LockFile(beside: file.path)
+        $k.withLock { $0 = 1 }  // The leading write: taken at once, then waits for the lock.
+        let lockFile = folder.appending(path: ".defaults.ini.lock")
+        await expectEventually(timeout: .seconds(30), "the write waits for the lock") {
+          waitsForFlock(on: lockFile)
+        }
+        $k.withLock { $0 = 2 }
+        _ = consume lock
+      }
+      await TetherSystem.flush()
+      #expect(contents(file) == "k = 2\n", "\(String(describing: $k.saveError))")
+    }
+  }
+
+  /// Threads take turns changing one key while writes, 2 ms apart, read its waiting change:
+  /// every change is counted, and the file ends with the holders' last value.
+  @Test func aBurstFromManyThreadsWhileWritesRunEndsWithItsLastValue() async throws {
+    let (threads, changes) = (4, Soak.size(ci: 2_000, soak: 20_000))
+    try await withTemporaryDirectory { folder in
+      try await defaultsBootstrap(folder, throttle: "2ms") {
+        let file = folder.appending(path: "defaults.ini")
+        try Data("k = 0\n".utf8).write(to: file)
+        @Shared(.registered("k")) var k = 0
+        #expect(k == 0)
+        let shared = $k
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+          for _ in 0..<changes { shared.withLock { $0 += 1 } }
+        }
+        #expect(k == threads * changes)
+        await TetherSystem.flush()
+        #expect(contents(file) == "k = \(threads * changes)\n")
+        #expect($k.saveError == nil)
+      }
+    }
+  }
+}
+
+/// Whether a process waits for an exclusive `flock` of `url` (a `->` line of `/proc/locks`
+/// naming the file's inode).
+private func waitsForFlock(on url: URL) -> Bool {
+  var status = stat()
+  guard stat(url.path, &status) == 0,
+    let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8)
+  else { return false }
+  return locks.split(separator: "\n").contains { line in
+    line.contains("-> FLOCK") && line.contains(":\(status.st_ino) ")
+  }
+}
