@@ -11,7 +11,17 @@ extension DefaultsFile {
     var serial: UInt64
     /// What the holders had seen of the key's line when the first change not yet written was
     /// made: a newer change of the key keeps it.
-    let base: Base
+    var base: Base
+
+    /// Folds `other`, a change of the same key, in (see ``Changes/merge(_:)``).
+    mutating func merge(_ other: PendingChange) {
+      if other.serial > serial {
+        value = other.value
+        serial = other.serial
+      } else {
+        base = other.base
+      }
+    }
   }
 
   /// A key's new value.
@@ -21,7 +31,7 @@ extension DefaultsFile {
     /// The holders' latest value given through `withLock`, encoded on the writer's queue,
     /// where a value that has no literal is dropped from the write with the error naming the
     /// key: encoding on the caller would be most of a `withLock`'s cost.
-    case latest(any LatestValue)
+    case latest(any LatestValue<INIValue>)
 
     /// The literal to write, or the error naming the key and its file.
     func encoded() throws -> INIValue? {
@@ -69,7 +79,13 @@ extension DefaultsFile {
       name == self.name || others[name] != nil
     }
 
-    /// Folds `newer` in: a key changed by both takes the newer value and keeps the older base.
+    /// Folds `newer` in: a key changed by both takes the value of the change numbered last and
+    /// the base of the one numbered first.
+    ///
+    /// By number, not by arrival: two threads can number their changes of one key in one
+    /// order and submit them in the other. The holders' serial (``State/given``) is the last
+    /// numbered, and a ``LatestChange`` takes newer values only while its serial is that one,
+    /// so the waiting change must be the one with that serial.
     mutating func merge(_ newer: Changes) {
       merge(newer.name, newer.change)
       for (name, change) in newer.others { merge(name, change) }
@@ -77,11 +93,9 @@ extension DefaultsFile {
 
     private mutating func merge(_ name: String, _ newer: PendingChange) {
       if name == self.name {
-        change.value = newer.value
-        change.serial = newer.serial
+        change.merge(newer)
       } else if others[name] != nil {
-        others[name]!.value = newer.value
-        others[name]!.serial = newer.serial
+        others[name]!.merge(newer)
       } else {
         others[name] = newer
       }

@@ -32,7 +32,7 @@ extension DefaultsFile {
     /// value reaches them instead: the base of their next change, whether the change before it
     /// is written yet or not. An object per key, never removed: a key's `withLock` changes
     /// keep theirs (see ``InlineKey``) and reach it without hashing the name.
-    var given: [String: GivenSerial] = [:]
+    var given: [String: ChangeSerial] = [:]
     /// The serial of the next change.
     var nextSerial: UInt64 = 0
     /// The latest change of each key the writer took, by serial, and the literal it leaves the
@@ -49,7 +49,7 @@ extension DefaultsFile {
     }
 
     /// ``change(of:)``, with `name`'s ``given`` at hand.
-    mutating func change(of name: String, given: GivenSerial) -> (serial: UInt64, base: Base)? {
+    mutating func change(of name: String, given: ChangeSerial) -> (serial: UInt64, base: Base)? {
       if !delivering.isEmpty, delivering[name] != nil { return nil }
       let serial = nextSerial
       nextSerial += 1
@@ -59,9 +59,9 @@ extension DefaultsFile {
     }
 
     /// `name`'s entry of ``given``, made if need be.
-    mutating func given(_ name: String) -> GivenSerial {
+    mutating func given(_ name: String) -> ChangeSerial {
       if let made = given[name] { return made }
-      let made = GivenSerial()
+      let made = ChangeSerial()
       given[name] = made
       return made
     }
@@ -74,23 +74,6 @@ extension DefaultsFile {
         if let taken = taken[name], taken.serial == serial { return taken.literal }
         // Not reached: the writer takes a change before any change made on top of it.
         return userValue(name)
-      }
-    }
-
-    /// The serial of the change this process's holders last made of one key (see ``given``).
-    /// Set holding the file's state lock; read there, and by a change that updates the key's
-    /// waiting change in place, which holds that change's lock instead (see
-    /// ``InlineChange/update(_:)``).
-    final class GivenSerial: Sendable {
-      /// `UInt64.max`: none (serials count up from 0).
-      private let stored = Atomic<UInt64>(.max)
-
-      var serial: UInt64? {
-        get {
-          let serial = stored.load(ordering: .acquiring)
-          return serial == .max ? nil : serial
-        }
-        set { stored.store(newValue ?? .max, ordering: .releasing) }
       }
     }
 

@@ -169,14 +169,16 @@ package final class DefaultsFile: PendingWrites, Sendable {
   struct InlineKey: Sendable {
     let name: String
     let waiter: WriteWaiter
-    let given: State.GivenSerial
+    let given: ChangeSerial
   }
 
   /// Queues a change of `key` made through `withLock`, throttled, with `value` as the latest
   /// value of `latest`, encoded when it is written; its outcome goes to the key's holders
   /// through their subscriptions. Their newer values take its place in `latest` while it waits
-  /// (see ``InlineChange``).
-  func saveInline<Value>(_ value: Value, through latest: InlineChange<Value>, to key: InlineKey) {
+  /// (see ``LatestChange``).
+  func saveInline<Value>(
+    _ value: Value, through latest: LatestChange<Value, INIValue>, to key: InlineKey
+  ) {
     guard let (serial, base) = state.withLock({ $0.change(of: key.name, given: key.given) }) else {
       return key.waiter.completion(
         .failure(TetherError.conflict(key: key.name, location: path)))
@@ -184,7 +186,8 @@ package final class DefaultsFile: PendingWrites, Sendable {
     writer.submit(
       Changes(
         key.name,
-        PendingChange(value: latest.open(value, serial: serial), serial: serial, base: base)),
+        PendingChange(
+          value: .latest(latest.open(value, serial: serial)), serial: serial, base: base)),
       immediately: false, waiter: key.waiter)
   }
 

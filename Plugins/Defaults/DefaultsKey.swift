@@ -88,7 +88,9 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     guard case .success = coding else { return SharedSubscription {} }
     let file = file
     let inline = file.inlineKey(name)
-    let latest = InlineChange<Value>(name: name, given: inline.given) { try literal(for: $0) }
+    let latest = LatestChange<Value, INIValue>(key: name, serial: inline.given) {
+      try literal(for: $0)
+    }
     // A `withLock` change goes to the file's throttled writer as it is, encoded when it is
     // written; in a burst, it takes the place of the waiting change's value. Its outcome, a
     // value that has no literal included, reaches the holders through their subscriptions.

@@ -54,6 +54,40 @@ import TetherTesting
       }
     }
   }
+
+  /// Holders of one name as `Int` and as `String` change it on two threads at once, while
+  /// writes run 2 ms apart: however their changes were numbered and submitted, a last change
+  /// made once both are done is the one the file ends with.
+  @Test func holdersOfOneNameAsTwoTypesOnTwoThreadsEndWithTheLastChange() async throws {
+    let (rounds, changes) = (Soak.size(ci: 20, soak: 100), 300)
+    try await withTemporaryDirectory { folder in
+      try await defaultsBootstrap(folder, throttle: "2ms") {
+        let file = folder.appending(path: "defaults.ini")
+        let store = DefaultsStore(file: file)
+        let number = Shared(wrappedValue: 0, .defaults("n", store: store))
+        let text = Shared(wrappedValue: "", .defaults("n", store: store))
+        for round in 0..<rounds {
+          DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            for change in 0..<changes {
+              if thread == 0 {
+                number.withLock { $0 = change }
+              } else {
+                text.withLock { $0 = "t\(change)" }
+              }
+            }
+          }
+          let last = round.isMultiple(of: 2) ? "end\(round)" : nil
+          if let last {
+            text.withLock { $0 = last }
+          } else {
+            number.withLock { $0 = -round }
+          }
+          await TetherSystem.flush()
+          #expect(contents(file) == "n = \(last ?? "\(-round)")\n", "round \(round)")
+        }
+      }
+    }
+  }
 }
 
 /// Whether a process waits for an exclusive `flock` of `url` (a `->` line of `/proc/locks`
