@@ -28,16 +28,25 @@ extension DefaultsFile {
   enum NewValue: Sendable {
     /// Encoded already (`save()`, which reports its own encoding error); `nil`: no line.
     case literal(INIValue?)
-    /// The holders' latest value given through `withLock`, encoded on the writer's queue,
-    /// where a value that has no literal is dropped from the write with the error naming the
-    /// key: encoding on the caller would be most of a `withLock`'s cost.
+    /// The holders' latest value given through `withLock`, while the change is pending.
+    /// Encoded on the writer's queue, where a value that has no literal is dropped from the
+    /// write with the error naming the key: encoding on the caller would be most of a
+    /// `withLock`'s cost.
     case latest(any LatestValue<INIValue>)
+    /// That value, as the writer took it.
+    case taken(@Sendable () throws -> INIValue)
+
+    /// Takes the holders' latest value, if this is one (see ``LatestChange``).
+    mutating func take() {
+      if case .latest(let latest) = self { self = .taken(latest.take()) }
+    }
 
     /// The literal to write, or the error naming the key and its file.
     func encoded() throws -> INIValue? {
       switch self {
       case .literal(let literal): return literal
-      case .latest(let latest): return try latest.closeAndEncode()
+      case .latest(let latest): return try latest.take()()
+      case .taken(let encode): return try encode()
       }
     }
   }
@@ -73,6 +82,12 @@ extension DefaultsFile {
       var all = others
       all[name] = change
       return all
+    }
+
+    /// Takes the holders' latest values these changes read: the writer has taken them.
+    mutating func take() {
+      change.value.take()
+      for index in others.values.indices { others.values[index].value.take() }
     }
 
     func contains(_ name: String) -> Bool {

@@ -98,7 +98,8 @@ package final class DefaultsFile: PendingWrites, Sendable {
       recovered: {
         let everyone = state.withLock { $0.subscribers.values.flatMap(\.values) }
         for subscriber in everyone { subscriber.saved(.success(())) }
-      })
+      },
+      taken: { changes in changes.take() })
     AtomicFile.removeStaleTemporaries(of: path)
     PendingWritesRegistry.register(self, scope: scope)
   }

@@ -110,9 +110,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
   public func subscribe(
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    // A `withLock` change goes to the throttled writer; its outcome to the subscribers.
-    subscriber.takeChangesInline(from: self) { [store, coder] value in
-      store.saveInline(value, encoder: coder)
+    // A `withLock` change goes to the throttled writer, encoded when it is written; in a burst,
+    // it takes the place of the waiting change's value. Its outcome goes to the subscribers.
+    let latest = LatestChange<Value, Data>(
+      key: store.path, serial: store.latestSerial, encode: coder.encode)
+    subscriber.takeChangesInline(from: self) { [store] value in
+      if !latest.update(value) { store.saveInline(value, through: latest) }
       return true
     }
     return store.subscribe(saved: subscriber.yieldSaveResult) { [store, coder] content in

@@ -54,14 +54,15 @@ final class FileStore: PendingWrites, Sendable {
     let made = Unmanaged.passRetained(
       ThrottledWriter<PendingFileChange>(
         module: "tether.file", subject: path, throttle: settings.throttle,
-        merge: nil,
+        merge: { PendingFileChange.merge(&$0, $1) },
         perform: { change in
           FileStore.write(change, to: path, settings: settings, state: state)
         },
         recovered: {
           // A change kept after a failure has no caller left to tell: tell the holders.
           FileStore.tellHolders(.success(()), state: state)
-        }))
+        },
+        taken: { change in change.take() }))
     let (exchanged, original) = writerIfMade.compareExchange(
       expected: nil, desired: made, ordering: .acquiringAndReleasing)
     guard !exchanged, let original else {
@@ -77,6 +78,10 @@ final class FileStore: PendingWrites, Sendable {
   /// Who waits for the changes taken inline (`withLock`'s): the holders, told through their
   /// subscriptions. One waiter for every such change, made once, in one group: a burst keeps one.
   private let inlineWaiter: WriteWaiter
+  /// The serial of the holders' latest change made through `withLock`, while a newer one may
+  /// take its value in place (see ``LatestChange``); `nil` once a `save()` numbered a change
+  /// after it. (An edit that drops the waiting change has the writer take it, which closes it.)
+  let latestSerial = ChangeSerial()
 
   /// A store of the file at `path` (resolved), in `folder` (its parent), one of `stores`.
   init(
@@ -177,10 +182,11 @@ final class FileStore: PendingWrites, Sendable {
     _ value: Value, context: SaveContext, encoder: FileCoder<Value>,
     continuation: SaveContinuation
   ) {
+    let serial = number(latest: false)
     // The store holds the writer until it goes, and `self` is alive here.
     writer._withUnsafeGuaranteedRef { writer in
       writer.submit(
-        encoder.change(value), immediately: context == .userInitiated,
+        encoder.change(value, serial: serial), immediately: context == .userInitiated,
         waiter: WriteWaiter(
           group: continuation.target, completion: { continuation.resume(with: $0) },
           superseded: { continuation.resumeSuperseded() }),
@@ -193,17 +199,26 @@ final class FileStore: PendingWrites, Sendable {
     for subscriber in state.withLock({ $0.subscribers }) { subscriber.saved(result) }
   }
 
-  /// Takes a change made through `withLock`, throttled; its outcome goes to the subscribers.
-  func saveInline<Value>(_ value: Value, encoder: FileCoder<Value>) {
+  /// Takes a change made through `withLock`, throttled, with `value` as the latest value of
+  /// `latest`, encoded when it is written; its outcome goes to the subscribers. Their newer
+  /// values take its place in `latest` while it waits.
+  func saveInline<Value>(_ value: Value, through latest: LatestChange<Value, Data>) {
+    let serial = number(latest: true)
+    let change = PendingFileChange(
+      value: .latest(latest.open(value, serial: serial)), serial: serial)
     writer._withUnsafeGuaranteedRef { writer in
-      // In a burst, the change that waits for the trailing write is replaced in place.
-      let replaced = writer.updatePending(for: inlineWaiter) {
-        $0 = encoder.change(value)
-        return true
-      }
-      if !replaced {
-        writer.submit(encoder.change(value), immediately: false, waiter: inlineWaiter)
-      }
+      writer.submit(change, immediately: false, waiter: inlineWaiter)
+    }
+  }
+
+  /// Numbers a change made now; for one through `withLock` (`latest`), notes it as the one a
+  /// newer value may update in place (see ``latestSerial``).
+  private func number(latest: Bool) -> UInt64 {
+    state.withLock { state in
+      let serial = state.nextSerial
+      state.nextSerial += 1
+      latestSerial.serial = latest ? serial : nil
+      return serial
     }
   }
 
@@ -352,6 +367,8 @@ struct FileStoreState: Sendable {
   /// How many of this process's writes through `watch` had landed at its latest write (see
   /// ``FileWatch/ownWritesLanded``): a delivery read before that is older than the file.
   var ownWritesLanded: UInt64 = 0
+  /// The number of the next change (see ``PendingFileChange/serial``).
+  var nextSerial: UInt64 = 0
 }
 
 /// The file as the store last read it, and where the watcher stood before.

@@ -1,17 +1,47 @@
 public import Foundation
+import Tether
 
-/// A value waiting to be written, with the encoder it is written with.
+/// A change waiting to be written: its value, and its number.
 ///
 /// Not generic: a generic change type would make every save look up the writer's type metadata
-/// at run time. The value is erased rather than captured by an encoding closure: a value of up
-/// to three words fits in the existential, where the closure's context takes an allocation per
-/// save.
+/// at run time.
 struct PendingFileChange: Sendable {
-  let value: any Sendable
-  let encoder: any ErasedFileEncoder
+  private(set) var value: NewValue
+  /// Numbered by the store as the change is made (see ``FileStore``): of two changes, the one
+  /// numbered last is written, whichever was submitted last.
+  let serial: UInt64
+
+  /// What is written.
+  enum NewValue: Sendable {
+    /// A value `save()` gave, with its key's encoder. Erased rather than captured by an
+    /// encoding closure: a value of up to three words fits in the existential, where the
+    /// closure's context takes an allocation per save.
+    case given(any Sendable, any ErasedFileEncoder)
+    /// The holders' latest value given through `withLock`, while the change is pending.
+    case latest(any LatestValue<Data>)
+    /// That value, as the writer took it.
+    case taken(@Sendable () throws -> Data)
+  }
 
   func encode() throws -> Data {
-    try encoder.encode(erased: value)
+    switch value {
+    case .given(let value, let encoder): return try encoder.encode(erased: value)
+    case .latest(let latest): return try latest.take()()
+    case .taken(let encode): return try encode()
+    }
+  }
+
+  /// Takes the holders' latest value this change reads, if it reads one (see
+  /// ``LatestChange``): the writer has taken the change.
+  mutating func take() {
+    if case .latest(let latest) = value { value = .taken(latest.take()) }
+  }
+
+  /// Folds `newer` into `older`: the one numbered last stays. Two threads can number their
+  /// changes in one order and submit them in the other, and only the change numbered last
+  /// can be the one a ``LatestChange`` is open for.
+  static func merge(_ older: inout PendingFileChange, _ newer: PendingFileChange) {
+    if newer.serial > older.serial { older = newer }
   }
 }
 
@@ -44,8 +74,8 @@ final class FileCoder<Value: Sendable>: ErasedFileEncoder {
     try encode(value as! Value)
   }
 
-  /// A change that encodes `value` with this encoder when it is written.
-  func change(_ value: Value) -> PendingFileChange {
-    PendingFileChange(value: value, encoder: self)
+  /// A change numbered `serial` that encodes `value` with this encoder when it is written.
+  func change(_ value: Value, serial: UInt64) -> PendingFileChange {
+    PendingFileChange(value: .given(value, self), serial: serial)
   }
 }

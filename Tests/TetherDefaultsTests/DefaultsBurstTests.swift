@@ -8,12 +8,12 @@ import TetherTestHelperSupport
 import TetherTesting
 
 /// A burst of `withLock` changes of one key: while its change waits for the trailing write, each
-/// newer value takes the place of the last; once the writer has read that change, the next
+/// newer value takes the place of the last; once the writer has taken that change, the next
 /// value is a change of its own. Never is a value kept where no write will read it.
 @Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct DefaultsBurstTests {
-  /// The write of `k = 1` reads its change, then waits for the file's lock, which the test
+  /// The write of `k = 1` takes its change, then waits for the file's lock, which the test
   /// holds: `k = 2`, made then, is not in that write, and reaches the file by the next one.
-  @Test func aChangeMadeOnceItsWriteHasReadTheValueIsWrittenNext() async throws {
+  @Test func aChangeMadeOnceItsWriteHasTakenTheValueIsWrittenNext() async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "defaults.ini")
       let store = DefaultsStore(file: file)

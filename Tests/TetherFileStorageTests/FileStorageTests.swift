@@ -122,6 +122,11 @@ import TetherTesting
         try await value.save()
         #expect(text(folder.appending(path: "v.json")) == "2")
         #expect(key.writes == 2)
+        // The save took the place of the change waiting for the trailing write: the next
+        // change is one of its own, not an update of that one.
+        value.withLock { $0 = 3 }
+        await TetherSystem.flush()
+        #expect(text(folder.appending(path: "v.json")) == "3")
       }
     }
   }
@@ -259,6 +264,9 @@ import TetherTesting
         await expectEventually(timeout: .seconds(30)) { value == 42 }
         await TetherSystem.flush()
         #expect(text(url) == "42", "the dropped local change is not written later")
+        $value.withLock { $0 = 43 }
+        await TetherSystem.flush()
+        #expect(text(url) == "43", "the next change is one of its own, not the dropped one's")
       }
     }
   }

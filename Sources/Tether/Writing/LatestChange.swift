@@ -1,15 +1,15 @@
 import Synchronization
 
-/// What a writer reads a holder's `withLock` change through: the holders' latest value, encoded
-/// when the change is written. Not generic over the value: a writer's change type stays one
-/// type for every key.
+/// What a writer reads a holder's `withLock` change through: the holders' latest value, taken
+/// when the writer takes the change. Not generic over the value: a writer's change type stays
+/// one type for every key.
 package protocol LatestValue<Encoded>: AnyObject, Sendable {
   /// What the value is written as.
   associatedtype Encoded
 
-  /// Closes the value to newer ones (they go to a change of their own) and encodes it; throws
-  /// the error that names the key and its file.
-  func closeAndEncode() throws -> Encoded
+  /// Closes the value to newer ones (they go to a change of their own) and returns what
+  /// encodes it as it is now, throwing the error that names the key and its file.
+  func take() -> @Sendable () throws -> Encoded
 }
 
 /// The serial of the change a key's holders last made, while that change's value may still
@@ -33,7 +33,8 @@ package final class ChangeSerial: Sendable {
 /// The latest value one subscription's holders gave through `withLock`, for their change that
 /// waits in a ``ThrottledWriter``. While that change waits, a newer value takes the place of
 /// the last here, under this object's own lock, without submitting a change or taking the
-/// writer's lock; the writer closes it when it encodes the change.
+/// writer's lock; the writer closes it when it takes the change to write it (see
+/// `ThrottledWriter`'s `taken`).
 ///
 /// A newer value takes the last one's place only while the change is open and its serial is
 /// still `serial`'s. The strategy gives that a new serial, or none, whenever its waiting change
@@ -76,12 +77,9 @@ package final class LatestChange<Value: Sendable, Encoded>: LatestValue, @unchec
     }
   }
 
-  /// Opens this object with `newValue` for the change numbered `serial`, which reads it from
-  /// here when it is written. Call it holding the lock `update(_:)` is called under.
-  ///
-  /// A change that read this object before and is not written yet was dropped or replaced (its
-  /// key has a new serial since), or it conflicts with an edit the holders were told of; the
-  /// value it would now write is the holders' newer one.
+  /// Opens this object with `newValue` for the change numbered `serial`, which takes it from
+  /// here when the writer takes the change. Call it holding the lock `update(_:)` is called
+  /// under. A change that took a value from here before has its own.
   package func open(_ newValue: Value, serial: UInt64) -> any LatestValue<Encoded> {
     held.withLock { held in
       if held.hasValue {
@@ -94,16 +92,19 @@ package final class LatestChange<Value: Sendable, Encoded>: LatestValue, @unchec
     return self
   }
 
-  package func closeAndEncode() throws -> Encoded {
+  package func take() -> @Sendable () throws -> Encoded {
     let latest = held.withLock { held -> Value? in
       held.isOpen = false
       return held.hasValue ? value.pointee : nil
     }
-    // Only `open(_:serial:)` hands this object to a change, after giving it a value.
-    guard let latest else {
-      throw TetherError.notSaved(key: key, reason: "no value was given to write")
+    let (key, encode) = (key, encode)
+    return {
+      // Only `open(_:serial:)` hands this object to a change, after giving it a value.
+      guard let latest else {
+        throw TetherError.notSaved(key: key, reason: "no value was given to write")
+      }
+      return try encode(latest)
     }
-    return try encode(latest)
   }
 }
 
@@ -113,6 +114,6 @@ private struct LatestChangeState {
   var hasValue = false
   /// The serial of the change waiting with its value.
   var serial: UInt64 = .max
-  /// Whether the writer has yet to read the value: a newer value until then is written with it.
+  /// Whether the writer has yet to take the change: a newer value until then is written with it.
   var isOpen = false
 }

@@ -53,6 +53,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   private let merge: (@Sendable (_ older: inout Change, _ newer: Change) -> Void)?
   private let perform: @Sendable (Change) -> Outcome
   private let recovered: @Sendable () -> Void
+  private let taken: (@Sendable (inout Change) -> Void)?
 
   /// - Parameters:
   ///   - merge: folds a newer change into an older one, in place (a pending change is owned
@@ -61,11 +62,15 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   ///   - perform: writes a change, on the writer's queue.
   ///   - recovered: called when a change kept after a failure is written by a later flush or
   ///     write, whose callers were already told of the failure.
+  ///   - taken: makes the pending change what is written as it stops being pending (taken to
+  ///     be written, or dropped whole), under the writer's lock: a ``LatestChange`` in it gives
+  ///     its value then and takes no newer one, which goes to a change of its own.
   package init(
     module: String, subject: String, throttle: Duration,
     merge: (@Sendable (_ older: inout Change, _ newer: Change) -> Void)?,
     perform: @escaping @Sendable (Change) -> Outcome,
-    recovered: @escaping @Sendable () -> Void
+    recovered: @escaping @Sendable () -> Void,
+    taken: (@Sendable (inout Change) -> Void)? = nil
   ) {
     self.module = module
     self.subject = subject
@@ -73,6 +78,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     self.merge = merge
     self.perform = perform
     self.recovered = recovered
+    self.taken = taken
   }
 
   deinit {
@@ -117,19 +123,6 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
       writing.unlock()
     }
     queue.async { self.writeNext() }
-  }
-
-  /// For a burst of one holder's changes, one lock each: `update` changes the pending change in
-  /// place (or returns `false`) when a write of it is due and `waiter`'s group waits last for it,
-  /// where submitting would merge. Returns whether it did; if not, the caller submits.
-  package func updatePending(for waiter: WriteWaiter, _ update: (inout Change) -> Bool) -> Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    // The last waiter read in place: a copy would retain and release its closures.
-    guard hasPendingChange, timer != nil, let group = waiter.group, let last = waiters.indices.last,
-      waiters[last].group == group
-    else { return false }
-    return update(&pendingChange.pointee)
   }
 
   /// Lets an external edit win: `transform` drops what the edit superseded from the pending
@@ -261,7 +254,9 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     takenCount += 1
     groupIndex.removeAll(keepingCapacity: true)
     defer { waiters = [] }
-    return (pendingChange.move(), waiters)
+    var change = pendingChange.move()
+    taken?(&change)
+    return (change, waiters)
   }
 
   /// Moves the pending change (there must be one) behind the changes taken to be written.
