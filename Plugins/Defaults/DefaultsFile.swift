@@ -173,13 +173,9 @@ package final class DefaultsFile: PendingWrites, Sendable {
     let given: ChangeSerial
   }
 
-  /// Queues a change of `key` made through `withLock`, throttled, with `value` as the latest
-  /// value of `latest`, encoded when it is written; its outcome goes to the key's holders
-  /// through their subscriptions. Their newer values take its place in `latest` while it waits
-  /// (see ``LatestChange``).
-  func saveInline<Value>(
-    _ value: Value, through latest: LatestChange<Value, INIValue>, to key: InlineKey
-  ) {
+  /// Queues a change of `key` made through `withLock`, throttled, its value `latest`'s (see
+  /// ``LatestChange``), now `value`; its outcome goes to the holders through their subscriptions.
+  func saveInline<V>(_ value: V, through latest: LatestChange<V, INIValue>, to key: InlineKey) {
     guard let (serial, base) = state.withLock({ $0.change(of: key.name, given: key.given) }) else {
       return key.waiter.completion(
         .failure(TetherError.conflict(key: key.name, location: path)))
