@@ -25,7 +25,7 @@ import TetherTesting
         }
         try await Task.sleep(for: .microseconds(Int.random(in: 0...10_000, using: &generator)))
         kill(process.processIdentifier, SIGKILL)
-        await Task.detached { process.waitUntilExit() }.value
+        _ = await waitForExit(process, timeout: .seconds(30))
         let data = try Data(contentsOf: file)
         let value = try? JSONDecoder().decode(Int.self, from: data)
         #expect(value != nil, "round \(round): \(String(decoding: data, as: UTF8.self))")
@@ -61,7 +61,7 @@ import TetherTesting
         FileManager.default.fileExists(atPath: ready.path)
       }
       kill(process.processIdentifier, SIGTERM)
-      await Task.detached { process.waitUntilExit() }.value
+      _ = await waitForExit(process, timeout: .seconds(30))
       #expect(process.terminationStatus == 128 + SIGTERM)
       #expect(text(file) == "2")
     }

@@ -39,7 +39,7 @@ import TetherTesting
         try await Task.sleep(for: .microseconds(Int.random(in: 0...10_000, using: &generator)))
         for (process, _) in children { kill(process.processIdentifier, SIGKILL) }
         for (process, output) in children {
-          await Task.detached { process.waitUntilExit() }.value
+          _ = await waitForExit(process, timeout: .seconds(30))
           let text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
           acknowledged += Transactors.acknowledged(in: text).count
           killed += 1

@@ -44,7 +44,7 @@ import TetherTesting
             atPath: runtime.appending(path: folders[0]).path + "/wake")
       }
       kill(killed.processIdentifier, SIGKILL)
-      await Task.detached { killed.waitUntilExit() }.value
+      _ = await waitForExit(killed, timeout: .seconds(30))
       let next = try await runHelper(
         .countWatches(folder: root.appending(path: "files").path, folders: 1, files: 1),
         environment: ["XDG_RUNTIME_DIR": runtime.path])
