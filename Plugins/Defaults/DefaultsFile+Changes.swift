@@ -11,16 +11,16 @@ extension DefaultsFile {
     var serial: UInt64
     /// What the holders had seen of the key's line when the first change not yet written was
     /// made: a newer change of the key keeps it.
-    var base: Base
+    let base: Base
 
-    /// Folds `other`, a change of the same key, in (see ``Changes/merge(_:)``).
+    /// Folds `other`, a change of the same key, in (see ``Changes/merge(_:)``): a newer one
+    /// gives its value and serial and keeps this one's base. An older one, which arrives late,
+    /// is superseded whole: its base, taken before changes already written, may no longer be
+    /// what the file holds, and would have every change merged here dropped as a conflict.
     mutating func merge(_ other: PendingChange) {
-      if other.serial > serial {
-        value = other.value
-        serial = other.serial
-      } else {
-        base = other.base
-      }
+      guard other.serial > serial else { return }
+      value = other.value
+      serial = other.serial
     }
   }
 
@@ -95,7 +95,7 @@ extension DefaultsFile {
     }
 
     /// Folds `newer` in: a key changed by both takes the value of the change numbered last and
-    /// the base of the one numbered first.
+    /// the base of the one pending first.
     ///
     /// By number, not by arrival: two threads can number their changes of one key in one
     /// order and submit them in the other. The holders' serial (``State/given``) is the last
