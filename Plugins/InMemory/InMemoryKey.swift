@@ -19,7 +19,7 @@ extension SharedReaderKey {
 public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   /// The name the value is stored under.
   public let name: String
-  private let cell: InMemoryStorage.Cell
+  private let cell: InMemoryStorage.Cell<Value>
 
   init(_ name: String, in scope: TetherScope = .current) {
     self.name = name
@@ -35,7 +35,7 @@ public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
 
   /// Resumes with the stored value; the first holder's default is stored when there is none.
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
-    if let value = cell.value(as: Value.self) {
+    if let value = cell.value() {
       continuation.resume(returning: value)
     } else if let initialValue = context.initialValue {
       cell.store(initialValue)
@@ -72,7 +72,7 @@ extension InMemoryKey: TransactionalKey {
     context: LoadContext<Value>, update: (inout Value) throws -> Void,
     stored: (Value) -> Void
   ) throws {
-    guard var value = cell.value(as: Value.self) ?? context.initialValue else {
+    guard var value = cell.value() ?? context.initialValue else {
       throw TetherError.noValue(key: description)
     }
     try update(&value)
