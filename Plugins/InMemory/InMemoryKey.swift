@@ -19,12 +19,15 @@ extension SharedReaderKey {
 public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   /// The name the value is stored under.
   public let name: String
-  private let cell: InMemoryStorage.Cell<Value>
+  private let cell: MemoryCell<Value>
+  /// The scope the value lives in.
+  @usableFromInline package let scopeID: TetherScope.ID
 
   init(_ name: String, in scope: TetherScope = .current) {
     self.name = name
-    self.cell = scope.local(InMemoryStorage.self) { InMemoryStorage(scopeID: scope.id) }
-      .cell(named: name, of: Value.self)
+    let storage = scope.local(InMemoryStorage.self) { InMemoryStorage(scopeID: scope.id) }
+    self.cell = storage.cell(named: name, of: Value.self)
+    self.scopeID = storage.scopeID
   }
 
   /// The name and the scope the value lives in.
@@ -51,10 +54,7 @@ public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
     // Storing in memory cannot fail: there is no outcome to tell.
-    subscriber.takeChangesInline(from: self) { [cell] value in
-      cell.store(value)
-      return true
-    }
+    subscriber.storeChangesInline(from: self, in: cell)
     return SharedSubscription {}
   }
 
@@ -92,9 +92,6 @@ extension InMemoryKey: ResettableKey {
 }
 
 extension InMemoryKey: ScopeBoundKey {
-  /// The scope the value lives in.
-  @usableFromInline package var scopeID: TetherScope.ID { cell.scopeID }
-
   /// The value of the same name in `scope`: a holder in another scope than the key's uses its
   /// own scope's value.
   @usableFromInline package func rebound(to scope: TetherScope) -> Self { Self(name, in: scope) }

@@ -21,8 +21,7 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   /// What ``takeChangesInline(from:_:)`` tells the shared value.
   package typealias InlineOffer =
     @Sendable (
-      _ keyType: ObjectIdentifier, _ save: @escaping @Sendable (Value) -> Bool,
-      _ forwarders: [ObjectIdentifier]
+      _ keyType: ObjectIdentifier, _ save: InlineSave<Value>, _ forwarders: [ObjectIdentifier]
     ) -> Void
   /// The types of Tether's own keys that handed this subscriber on (see
   /// ``forwardingInline(by:)``).
@@ -125,7 +124,15 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   package func takeChangesInline(
     from key: some SharedKey<Value>, _ save: @escaping @Sendable (Value) -> Bool
   ) {
-    onInline?(ObjectIdentifier(type(of: key)), save, forwarders)
+    onInline?(ObjectIdentifier(type(of: key)), .calling(save), forwarders)
+  }
+
+  /// Offers to take the shared value's changes made through `withLock` by storing each in
+  /// `cell`, as ``takeChangesInline(from:_:)`` does with a closure: for a key whose value is
+  /// `cell`'s (memory). The store is inlined into the holder's `withLock`, with no call through
+  /// a closure. Call from `subscribe`.
+  package func storeChangesInline(from key: some SharedKey<Value>, in cell: MemoryCell<Value>) {
+    onInline?(ObjectIdentifier(type(of: key)), .storing(cell), forwarders)
   }
 
   /// This subscriber, handed on by `forwarder`, a key of Tether's own that saves through the
@@ -135,4 +142,13 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     forwarding.forwarders.append(ObjectIdentifier(type(of: forwarder)))
     return forwarding
   }
+}
+
+/// How a key offers to take a shared value's changes inline.
+package enum InlineSave<Value: Sendable>: Sendable {
+  /// Each change is handed to the closure, which returns `false` to have that change saved with
+  /// a continuation after all.
+  case calling(@Sendable (Value) -> Bool)
+  /// Each change is stored in the cell.
+  case storing(MemoryCell<Value>)
 }

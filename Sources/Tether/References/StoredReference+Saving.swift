@@ -48,13 +48,19 @@ extension StoredReference {
   /// the writer (a key of Tether's own) handed the subscriber on to. An app's key that wraps
   /// another keeps its own `save`. Call holding `lock`.
   func decideInline() {
-    guard let keyType = inlineOfferKeyType, let writer else {
-      inlineSave = nil
-      return
-    }
+    inlineCell = nil
+    inlineCellHeld = nil
+    inlineSave = nil
+    guard let keyType = inlineOfferKeyType, let writer else { return }
     let writerType = ObjectIdentifier(type(of: writer.key))
-    let standsForWriter = keyType == writerType || inlineOfferForwarders.contains(writerType)
-    inlineSave = standsForWriter ? inlineOfferSave : nil
+    guard keyType == writerType || inlineOfferForwarders.contains(writerType) else { return }
+    switch inlineOfferSave {
+    case .storing(let cell):
+      inlineCellHeld = cell
+      inlineCell = Unmanaged.passUnretained(cell)
+    case .calling(let save): inlineSave = save
+    case nil: break
+    }
   }
 
   /// The key a report about one of this value's saves names.

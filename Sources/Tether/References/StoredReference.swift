@@ -78,9 +78,14 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   /// What the key offered as the value subscribed, to take changes inline: its type, how it
   /// takes one, and the types of the keys of Tether's own that handed it the subscriber.
   var inlineOfferKeyType: ObjectIdentifier?
-  var inlineOfferSave: (@Sendable (Value) -> Bool)?
+  var inlineOfferSave: InlineSave<Value>?
   var inlineOfferForwarders: [ObjectIdentifier] = []
-  /// How a change is saved inline: the offer, once it stands for `writer`.
+  /// How a change is saved inline, once the offer stands for `writer`: stored in a cell, or
+  /// handed to a closure.
+  /// Unmanaged, so a change stores through it without a retain: `inlineCellHeld` keeps it, and
+  /// both change only holding `lock`, which a change is made holding.
+  @usableFromInline @exclusivity(unchecked) var inlineCell: Unmanaged<MemoryCell<Value>>?
+  var inlineCellHeld: MemoryCell<Value>?
   @usableFromInline @exclusivity(unchecked) var inlineSave: (@Sendable (Value) -> Bool)?
 
   /// A plain shared value, with no key.
@@ -218,9 +223,11 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   func mutated(to newValue: Value, isEqual: ((Value, Value) -> Bool)?) {
     guard commit(newValue, isEqual: isEqual) else { return }
     localChanges &+= 1
-    guard let writer else { return }
+    // Checked, not bound: binding `writer` (or the cell) would retain it for every change.
+    guard writer != nil else { return }
+    if let inlineCell { return inlineCell._withUnsafeGuaranteedRef { $0.store(newValue) } }
     if let inlineSave, inlineSave(newValue) { return }
-    save(newValue, through: writer)
+    if let writer { save(newValue, through: writer) }
   }
 
   /// Stores `newValue` and notifies when it differs; returns whether it did. Call holding
