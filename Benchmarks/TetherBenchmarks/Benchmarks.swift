@@ -13,4 +13,5 @@ let benchmarks: @Sendable () -> Void = {
   configBenchmarks()
   postgresBenchmarks()
   slowPathBenchmarks()
+  pairedBenchmarks()
 }

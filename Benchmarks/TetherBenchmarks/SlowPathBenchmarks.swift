@@ -3,61 +3,12 @@ import Foundation
 import Observation
 import Synchronization
 import Tether
-import TetherDefaults
-import TetherInMemory
 
-/// The slow paths a user hits, each against the least the same work costs by hand: `withLock` on
-/// a large `Equatable` value, `withLock` on a defaults key (against the in-memory key of
-/// `coreBenchmarks`), and fan-out to many `changes` iterators and Observation trackers.
+/// Fan-out to many `changes` iterators and Observation trackers, against the same delivery by
+/// hand (the other slow paths a user hits, a large value and a defaults key, are paired, in
+/// `PairedBenchmarks.swift`).
 func slowPathBenchmarks() {
-  largeValueBenchmarks()
-  defaultsIncrementBenchmark()
   fanOutBenchmarks()
-}
-
-/// Operations per sample of the microsecond-scale benchmarks: samples are microseconds per
-/// thousand operations, i.e. nanoseconds per operation.
-let thousandOps = 1_000
-
-/// The configuration of a benchmark whose sample is a thousand operations.
-var perThousand: Benchmark.Configuration {
-  Benchmark.Configuration(
-    metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 3,
-    maxDuration: .seconds(3), maxIterations: 200)
-}
-
-/// `withLock` changing one element of a 100 KB `[Int]`, against the same change by hand: copy,
-/// change, compare with `==` and keep the copy when it differs. The last element changes, so
-/// `==` reads the whole array in both.
-private func largeValueBenchmarks() {
-  let count = 12_800
-  let large = Shared(wrappedValue: Array(0..<count), .inMemory("benchmark.large"))
-  blackHole(large.wrappedValue)
-  Benchmark("large.shared", configuration: perThousand) { _ in
-    for _ in 0..<thousandOps { large.withLock { $0[count - 1] &+= 1 } }
-  }
-
-  var held = Array(0..<count)
-  Benchmark("large.byhand", configuration: perThousand) { _ in
-    for _ in 0..<thousandOps {
-      var copy = held
-      copy[count - 1] &+= 1
-      if copy != held { held = copy }
-    }
-    blackHole(held)
-  }
-}
-
-/// `withLock` increments of a defaults key, read once first as `increment.shared` is: its ratio
-/// to that in-memory key is the cost of the defaults strategy on the caller.
-private func defaultsIncrementBenchmark() {
-  let store = DefaultsStore(
-    file: scratchFolder("defaults-increment").appending(path: "defaults.ini"))
-  let count = Shared(wrappedValue: 0, .defaults("count", store: store))
-  blackHole(count.wrappedValue)
-  Benchmark("increment.defaults", configuration: perMillion) { _ in
-    for _ in 0..<millionOps { count.withLock { $0 += 1 } }
-  }
 }
 
 /// How many listeners, and how many changes each sample makes.
