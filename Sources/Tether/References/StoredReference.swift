@@ -80,12 +80,13 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   var inlineOfferKeyType: ObjectIdentifier?
   var inlineOfferSave: InlineSave<Value>?
   var inlineOfferForwarders: [ObjectIdentifier] = []
-  /// How a change is saved inline, once the offer stands for `writer`: stored in a cell, or
-  /// handed to a closure.
-  /// Unmanaged, so a change stores through it without a retain: `inlineCellHeld` keeps it, and
-  /// both change only holding `lock`, which a change is made holding.
+  // How a change is saved inline, once the offer stands for `writer`: stored in a cell, or
+  // handed to a closure.
+  /// The cell, unmanaged so that a change stores through it without a retain:
+  /// `inlineCellHeld` keeps it, and both change only holding `lock`, as changes are made.
   @usableFromInline @exclusivity(unchecked) var inlineCell: Unmanaged<MemoryCell<Value>>?
   var inlineCellHeld: MemoryCell<Value>?
+  /// The closure.
   @usableFromInline @exclusivity(unchecked) var inlineSave: (@Sendable (Value) -> Bool)?
 
   /// A plain shared value, with no key.
