@@ -25,9 +25,9 @@ public struct InMemoryKey<Value: Sendable>: SharedKey, CustomStringConvertible {
 
   init(_ name: String, in scope: TetherScope = .current) {
     self.name = name
-    let storage = scope.local(InMemoryStorage.self) { InMemoryStorage(scopeID: scope.id) }
-    self.cell = storage.cell(named: name, of: Value.self)
-    self.scopeID = storage.scopeID
+    self.cell = scope.local(InMemoryStorage.self) { InMemoryStorage() }
+      .cell(named: name, of: Value.self)
+    self.scopeID = scope.id
   }
 
   /// The name and the scope the value lives in.

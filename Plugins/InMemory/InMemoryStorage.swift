@@ -10,12 +10,6 @@ final class InMemoryStorage: Sendable {
 
   /// Each a `MemoryCell` of the slot's type.
   private let cells = Mutex<[Slot: any AnyObject & Sendable]>([:])
-  /// The ``TetherScope/id`` of the scope these values belong to.
-  let scopeID: TetherScope.ID
-
-  init(scopeID: TetherScope.ID) {
-    self.scopeID = scopeID
-  }
 
   /// The cell of `name`'s value of type `Value`; keys hold their cell, so saving never searches
   /// the table.
