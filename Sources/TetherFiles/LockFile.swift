@@ -28,8 +28,9 @@ package struct LockFile: ~Copyable {
   /// Takes the lock of the data file at `path`, waiting while another holder has it; creates
   /// the lock file, and its folder, when missing.
   package init(beside path: String) throws {
-    let lockPath = Self.path(for: path)
-    let descriptor = try Self.open(lockPath, folder: LexicalPath.parent(of: path))
+    let folder = LexicalPath.parent(of: path)
+    let lockPath = Self.path(for: path, in: folder)
+    let descriptor = try Self.open(lockPath, folder: folder)
     do {
       let type = try FileType.ofOpenFile(descriptor, path: lockPath)
       guard type == .regular else {
@@ -47,8 +48,11 @@ package struct LockFile: ~Copyable {
 
   /// `.NAME.lock` in the folder of the data file at `path`.
   package static func path(for path: String) -> String {
-    let folder = LexicalPath.parent(of: path)
-    return (folder == "/" ? "" : folder) + "/." + (path as NSString).lastPathComponent + ".lock"
+    Self.path(for: path, in: LexicalPath.parent(of: path))
+  }
+
+  private static func path(for path: String, in folder: String) -> String {
+    (folder == "/" ? "" : folder) + "/." + LexicalPath.name(of: path) + ".lock"
   }
 
   private static func open(_ lockPath: String, folder: String) throws -> Int32 {
