@@ -115,6 +115,9 @@ extension DefaultsFile {
     }
   }
 
+  /// How long a write goes on trying while the file keeps changing under it.
+  static let retryTime = Duration.seconds(2)
+
   /// What a write did: the document the file now holds, the keys whose change it holds, and
   /// those whose change it dropped because their line changed on disk first.
   struct Applied {
@@ -129,8 +132,12 @@ extension DefaultsFile {
   private static func apply(
     _ changes: [String: Change], to path: String, watch: FileWatch?
   ) throws -> Applied {
-    // An editor does not take the lock: retry when it changed the file under us.
-    for _ in 0..<5 {
+    // An editor does not take the lock: retry when it changed the file under us, for a time
+    // rather than a count. A write is open to an editor from its read to its rename, fsync
+    // included, and under I/O load one fsync can outlast the pause between an editor's saves,
+    // so that a few attempts in a row can all lose to one editor saving every 10 ms.
+    let deadline = ContinuousClock.now + retryTime
+    repeat {
       let current = FileContent.read(path)
       let onDisk = try parse(current, origin: path).get()
       let edited = changes.compactMap { name, change in
@@ -158,7 +165,7 @@ extension DefaultsFile {
         continue
       }
       return applied
-    }
+    } while ContinuousClock.now < deadline
     throw TetherError.invalidConfiguration(
       message: "the file kept changing while it was being written", location: path)
   }
