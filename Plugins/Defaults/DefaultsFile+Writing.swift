@@ -116,7 +116,7 @@ extension DefaultsFile {
   }
 
   /// How long a write goes on trying while the file keeps changing under it.
-  static let retryTime = Duration.seconds(2)
+  private static let retryTime = Duration.seconds(2)
 
   /// What a write did: the document the file now holds, the keys whose change it holds, and
   /// those whose change it dropped because their line changed on disk first.

@@ -46,11 +46,7 @@ package struct LockFile: ~Copyable {
 
   deinit { close(descriptor) }
 
-  /// `.NAME.lock` in the folder of the data file at `path`.
-  package static func path(for path: String) -> String {
-    Self.path(for: path, in: LexicalPath.parent(of: path))
-  }
-
+  /// `.NAME.lock` in `folder`, that of the data file at `path`.
   private static func path(for path: String, in folder: String) -> String {
     (folder == "/" ? "" : folder) + "/." + LexicalPath.name(of: path) + ".lock"
   }
