@@ -187,7 +187,7 @@ let package = Package(
     .testTarget(
       name: "TetherFileStorageTests",
       dependencies: [
-        "TetherFileStorage", "TetherWatcher", "TetherTesting", "tether-test-helper",
+        "TetherFileStorage", "TetherFiles", "TetherWatcher", "TetherTesting", "tether-test-helper",
         "TetherTestHelperSupport",
       ],
       swiftSettings: swiftSettings

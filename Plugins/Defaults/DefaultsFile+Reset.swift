@@ -49,7 +49,8 @@ extension DefaultsFile {
   /// now.
   private func removeLines(of name: String, watch: FileWatch?) throws -> Parsed {
     for _ in 0..<Self.resetAttempts {
-      let current = FileContent.read(path)
+      let found = FileSnapshot.read(path)
+      let current = found.content
       var document = try Self.parse(current, origin: path).get().document
       let (section, key) = DefaultsName.split(name)
       // Every line of the key goes, one a hand edit gave it twice too.
@@ -59,7 +60,7 @@ extension DefaultsFile {
       if current != .missing && current != .data(data) {
         do {
           try watch.replacing(with: data) { _ in
-            try AtomicFile.write(data, to: path, durable: false, expected: current)
+            try AtomicFile.write(data, to: path, durable: false, expected: found)
           }
         } catch is AtomicFile.Conflict {
           continue

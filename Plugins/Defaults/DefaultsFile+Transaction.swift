@@ -31,7 +31,8 @@ extension DefaultsFile {
     }
     var outcome: (value: Value, news: (changed: [String], deliveries: [(Subscriber, Lookup)]))?
     for _ in 0..<Self.transactionAttempts {
-      let current = FileContent.read(path)
+      let found = FileSnapshot.read(path)
+      let current = found.content
       let onDisk = try Self.parse(current, origin: path).get()
       let lookup = Lookup(user: Self.found(name, in: onDisk), registration: registration)
       guard var value = try read(lookup) ?? context.initialValue else {
@@ -45,7 +46,7 @@ extension DefaultsFile {
       if current != .data(data) {
         do {
           try watch.replacing(with: data) { _ in
-            try AtomicFile.write(data, to: path, durable: false, expected: current)
+            try AtomicFile.write(data, to: path, durable: false, expected: found)
           }
         } catch is AtomicFile.Conflict {
           continue

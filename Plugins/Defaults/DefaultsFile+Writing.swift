@@ -138,7 +138,8 @@ extension DefaultsFile {
     // so that a few attempts in a row can all lose to one editor saving every 10 ms.
     let deadline = ContinuousClock.now + retryTime
     repeat {
-      let current = FileContent.read(path)
+      let found = FileSnapshot.read(path)
+      let current = found.content
       let onDisk = try parse(current, origin: path).get()
       let edited = changes.compactMap { name, change in
         change.base.map { $0 != onDisk.entries[name]?.value } == true ? name : nil
@@ -159,7 +160,7 @@ extension DefaultsFile {
       }
       do {
         try watch.replacing(with: data) { _ in
-          try AtomicFile.write(data, to: path, durable: false, expected: current)
+          try AtomicFile.write(data, to: path, durable: false, expected: found)
         }
       } catch is AtomicFile.Conflict {
         continue

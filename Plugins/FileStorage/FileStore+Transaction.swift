@@ -26,9 +26,9 @@ extension FileStore {
     let watch = state.withLock { $0.watch }
     var written: Value?
     for _ in 0..<Self.transactionAttempts {
-      let content = FileContent.read(path)
+      let read = FileSnapshot.read(path)
       var value: Value
-      switch content {
+      switch read.content {
       case .data(let data) where !data.isEmpty:
         // Undecodable bytes: the error is the caller's, and nothing replaces them.
         value = try coder.decode(data)
@@ -45,7 +45,7 @@ extension FileStore {
       do {
         try watch.replacing(with: data) { _ in
           try AtomicFile.write(
-            data, to: path, durable: settings.durability == .durable, expected: content)
+            data, to: path, durable: settings.durability == .durable, expected: read)
         }
       } catch is AtomicFile.Conflict {
         continue

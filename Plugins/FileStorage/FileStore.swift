@@ -135,14 +135,15 @@ final class FileStore: PendingWrites, Sendable {
     // no event since (a change would be one); otherwise it is read again. Without a mark the
     // folder is not watched, nothing would tell of a change (this process's own write, an
     // editor's), and it is read again too.
-    let content =
+    let read =
       if let offered, let mark, offered.mark == mark {
-        offered.content
+        offered.read
       } else {
-        FileContent.read(path)
+        FileSnapshot.read(path)
       }
+    let content = read.content
     guard case .data(let data) = content, !data.isEmpty else {
-      remember(content, since: mark)
+      remember(read, since: mark)
       if case .unreadable(let error) = content { return continuation.resume(throwing: error) }
       return continuation.resumeReturningInitialValue()
     }
@@ -150,10 +151,10 @@ final class FileStore: PendingWrites, Sendable {
     do {
       value = try decode(data)
     } catch {
-      remember(content, since: mark, corrupt: data)
+      remember(read, since: mark, corrupt: data)
       return continuation.resume(throwing: error)
     }
-    remember(content, since: mark, corrupt: nil)
+    remember(read, since: mark, corrupt: nil)
     continuation.resume(returning: value)
   }
 
@@ -162,17 +163,17 @@ final class FileStore: PendingWrites, Sendable {
   func offer(_ file: consuming OpenedFile) {
     guard state.withLock({ $0.watch == nil }) else { return }
     let mark = file.mark
-    let content = file.read()
-    state.withLock { $0.lastRead = LastRead(content: content, mark: mark) }
+    let read = file.read()
+    state.withLock { $0.lastRead = LastRead(read: read, mark: mark) }
   }
 
   /// Notes what a load read and where the watcher stood before (in one lock), for the watch
   /// that starts next, if none stands. When it read bytes, `corrupt` is them if they did not
   /// decode — kept to be backed up before a write replaces them — and `nil` if they did.
-  private func remember(_ content: FileContent, since mark: WatchMark?, corrupt: Data? = nil) {
+  private func remember(_ read: FileSnapshot, since mark: WatchMark?, corrupt: Data? = nil) {
     state.withLock { state in
-      if state.watch == nil { state.lastRead = LastRead(content: content, mark: mark) }
-      if case .data(let data) = content, !data.isEmpty { state.corrupt = corrupt }
+      if state.watch == nil { state.lastRead = LastRead(read: read, mark: mark) }
+      if case .data(let data) = read.content, !data.isEmpty { state.corrupt = corrupt }
     }
   }
 
@@ -237,7 +238,18 @@ final class FileStore: PendingWrites, Sendable {
     // delivered after it.
     state.view.lock()
     defer { state.view.unlock() }
-    let (corrupt, watch) = state.withLock { ($0.corrupt, $0.watch) }
+    let (corrupt, watch, editedBefore) = state.withLock {
+      ($0.corrupt, $0.watch, $0.editedBefore)
+    }
+    // Made before its holders were told of an edit, and taken by this writer before that edit
+    // could drop it (as it drops a change still pending): the edit wins over it too.
+    guard change.serial >= editedBefore else {
+      conflicts.warn(
+        path,
+        "\(path) was changed on disk while a local change was being written; the file's content wins and the local change is dropped"
+      )
+      return .conflicted(TetherError.conflict(key: path, location: path))
+    }
     do {
       if let corrupt, FileContent.read(path) == .data(corrupt) {
         try keepCorrupt(path, before: "replacing")
@@ -290,7 +302,7 @@ final class FileStore: PendingWrites, Sendable {
       // From here on the watcher's view of the file is the store's: the last read goes to it.
       let lastRead = state.withLock { $0.lastRead.take() }
       let watch = FileWatcher.shared.watch(
-        key, in: directory, baseline: lastRead?.content, readSince: lastRead?.mark
+        key, in: directory, baseline: lastRead?.read, readSince: lastRead?.mark
       ) { [weak self] change in self?.receive(change) }
       state.withLock { state in
         guard state.watch == nil && !state.subscribers.isEmpty else { return }
@@ -311,7 +323,8 @@ final class FileStore: PendingWrites, Sendable {
     }
   }
 
-  /// An external change: it wins over a local change still waiting for its write.
+  /// An external change: it wins over a local change still waiting for its write, and over
+  /// one the writer has taken and not yet written (see ``FileStoreState/editedBefore``).
   /// Dropped when it was read before this process's latest write, which replaced it.
   private func receive(_ change: FileChange) {
     state.view.lock()
@@ -320,6 +333,7 @@ final class FileStore: PendingWrites, Sendable {
     let subscribers = state.withLock { state -> [FileStoreSubscriber] in
       guard change.ownWritesLanded >= state.ownWritesLanded else { return [] }
       if case .data(let data) = content, data != state.corrupt { state.corrupt = nil }
+      state.editedBefore = state.nextSerial
       return state.subscribers
     }
     guard !subscribers.isEmpty else { return }
@@ -338,47 +352,4 @@ final class FileStore: PendingWrites, Sendable {
   func markCorrupt(_ data: Data) {
     state.withLock { $0.corrupt = data }
   }
-}
-
-/// A store's state and its lock, in one object that the writer's closures hold without the
-/// store. A `Mutex` inline: a `LockedState` is three allocations (itself, its `NSLock` and the
-/// lock's mutex), and this lock is not on a change's path.
-final class FileStoreLock: Sendable {
-  private let mutex = Mutex(FileStoreState())
-  /// Taken by a write and a delivery, so that no delivery read before a write of this process
-  /// applies after it. Recursive: a holder told of a change may make a key of the file.
-  let view = NSRecursiveLock()
-
-  func withLock<R: Sendable>(_ body: (inout FileStoreState) -> R) -> R {
-    mutex.withLock { body(&$0) }
-  }
-}
-
-struct FileStoreState: Sendable {
-  /// Bytes that failed to decode: kept as a backup before anything replaces them.
-  var corrupt: Data?
-  var subscribers: [FileStoreSubscriber] = []
-  var nextSubscriber: UInt64 = 0
-  /// The one view of the file while it has no watch: what a key read as it opened the file
-  /// (for the load that follows) or what the last load read (for the watch that starts next,
-  /// which then need not read the file again). The watcher's view replaces it.
-  var lastRead: LastRead?
-  var watch: FileWatch?
-  /// How many of this process's writes through `watch` had landed at its latest write (see
-  /// ``FileWatch/ownWritesLanded``): a delivery read before that is older than the file.
-  var ownWritesLanded: UInt64 = 0
-  /// The number of the next change (see ``PendingFileChange/serial``).
-  var nextSerial: UInt64 = 0
-}
-
-/// The file as the store last read it, and where the watcher stood before.
-struct LastRead: Sendable {
-  let content: FileContent
-  let mark: WatchMark?
-}
-
-struct FileStoreSubscriber: Sendable {
-  let id: UInt64
-  let deliver: @Sendable (FileContent) -> Void
-  let saved: @Sendable (Result<Void, any Error>) -> Void
 }

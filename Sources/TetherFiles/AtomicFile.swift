@@ -19,14 +19,18 @@ package enum AtomicFile {
   /// The file no longer holds what the writer expected: someone else changed it.
   package struct Conflict: Error {}
 
-  /// Replaces the content of `path` (already resolved through symlinks) with `data`.
+  /// Replaces the content of `path` (already resolved through symlinks) with `data`; returns
+  /// the version of the file that now holds it.
   ///
-  /// When `expected` is given and the file does not hold it as it is replaced, it is left (or
-  /// put back) as it was and ``Conflict`` is thrown: an external edit is never overwritten
-  /// unseen, on file systems with `renameat2`'s exchange (ext4, XFS, Btrfs, tmpfs, overlayfs).
+  /// When `expected` is given and the file does not hold it as it is replaced (its content, and
+  /// its version when `expected` has one: the same bytes written again are a change too), it is
+  /// left (or put back) as it was and ``Conflict`` is thrown: an external edit is never
+  /// overwritten unseen, on file systems with `renameat2`'s exchange (ext4, XFS, Btrfs, tmpfs,
+  /// overlayfs).
+  @discardableResult
   package static func write(
-    _ data: Data, to path: String, durable: Bool, expected: FileContent?
-  ) throws {
+    _ data: Data, to path: String, durable: Bool, expected: FileSnapshot?
+  ) throws -> FileVersion {
     let folder = LexicalPath.parent(of: path)
     var attempts = 0
     while true {
@@ -41,8 +45,8 @@ package enum AtomicFile {
   }
 
   private static func writeOnce(
-    _ data: Data, to path: String, folder: String, durable: Bool, expected: FileContent?
-  ) throws {
+    _ data: Data, to path: String, folder: String, durable: Bool, expected: FileSnapshot?
+  ) throws -> FileVersion {
     let existing = try existingFile(at: path)
     let (fd, temporary, ours) = try createTemporary(beside: path, in: folder)
     var renamed = false
@@ -69,6 +73,8 @@ package enum AtomicFile {
       }
     }
     try systemCall("fsync", path: temporary) { fsync(fd) }
+    // Its last write set the time; renaming it changes neither the time nor the inode.
+    let version = try FileVersion.of(fd, path: temporary)
     renamed = try replace(path, with: temporary, data: data, expected: expected)
     if durable {
       let directory = try systemCall("open", path: folder) {
@@ -77,6 +83,7 @@ package enum AtomicFile {
       defer { close(directory) }
       try systemCall("fsync", path: folder) { fsync(directory) }
     }
+    return version
   }
 
   /// What `stat` says of the file at `path`, `nil` when there is none. Anything but a regular
@@ -107,21 +114,21 @@ package enum AtomicFile {
   /// swapped with ours (`RENAME_EXCHANGE`) and what came out is checked, and swapped back when
   /// it was not what we expected. A file system without these gets the check and the rename.
   private static func replace(
-    _ path: String, with temporary: String, data: Data, expected: FileContent?
+    _ path: String, with temporary: String, data: Data, expected: FileSnapshot?
   ) throws -> Bool {
     // Also checked beforehand, so that a conflict seen then never puts our bytes in place even
     // for the instant of an exchange.
-    if let expected, FileContent.read(path) != expected { throw Conflict() }
+    if let expected, !FileSnapshot.read(path).isSame(as: expected) { throw Conflict() }
     do {
-      switch expected {
+      switch expected?.content {
       case .missing?:
         try renameat2(temporary, path, flags: TETHER_RENAME_NOREPLACE)
         return true
       case .data?:
         try renameat2(temporary, path, flags: TETHER_RENAME_EXCHANGE)
         // What came out is at the temporary path now.
-        let replaced = FileContent.read(temporary)
-        guard replaced == expected || replaced == .missing else {
+        let replaced = FileSnapshot.read(temporary)
+        if replaced.content != .missing, let expected, !replaced.isSame(as: expected) {
           try swapBack(path, temporary, data: data)
           throw Conflict()
         }

@@ -14,8 +14,15 @@ package enum FileContent: Sendable, Equatable {
 
   /// Reads the file at `path`, following symlinks.
   package static func read(_ path: String) -> FileContent {
+    var version: FileVersion?
+    return read(path, version: &version)
+  }
+
+  /// Reads the file at `path` as ``read(_:)`` does, setting `version` to the version of the
+  /// file its bytes came from (`nil` when it has none: missing or unreadable).
+  static func read(_ path: String, version: inout FileVersion?) -> FileContent {
     do {
-      return .data(try readData(path))
+      return .data(try readData(path, version: &version))
     } catch  where error.code == ENOENT || error.code == ENOTDIR {
       return .missing
     } catch {
@@ -37,6 +44,14 @@ package enum FileContent: Sendable, Equatable {
   package static func readData(
     _ path: String, shortReadEnds: Bool = true
   ) throws(FileError) -> Data {
+    var version: FileVersion?
+    return try readData(path, shortReadEnds: shortReadEnds, version: &version)
+  }
+
+  /// ``readData(_:shortReadEnds:)``, setting `version` to the version of the file read.
+  private static func readData(
+    _ path: String, shortReadEnds: Bool = true, version: inout FileVersion?
+  ) throws(FileError) -> Data {
     let fd: Int32
     do {
       // `withCString`: passing the String itself copies it into a new array for every call.
@@ -50,7 +65,7 @@ package enum FileContent: Sendable, Equatable {
       throw .system(error)
     }
     defer { close(fd) }
-    return try readData(fd, path: path, shortReadEnds: shortReadEnds)
+    return try readData(fd, path: path, shortReadEnds: shortReadEnds, version: &version)
   }
 
   /// ``FileError/notRegular(path:type:)`` for what is at `path`, if `stat` finds it is not a
@@ -67,9 +82,9 @@ package enum FileContent: Sendable, Equatable {
 
   /// The file open at `fd` (`path` names it in errors), read as ``read(_:)`` reads it. The
   /// descriptor must have been opened with `O_NONBLOCK`, so that opening a FIFO did not block.
-  static func read(_ fd: Int32, path: String) -> FileContent {
+  static func read(_ fd: Int32, path: String, version: inout FileVersion?) -> FileContent {
     do {
-      return .data(try readData(fd, path: path, shortReadEnds: true))
+      return .data(try readData(fd, path: path, shortReadEnds: true, version: &version))
     } catch {
       return .unreadable(error)
     }
@@ -78,7 +93,7 @@ package enum FileContent: Sendable, Equatable {
   /// ``readData(_:shortReadEnds:)`` of a file open at `fd`, from where it stands; refused
   /// unread when it is not a regular file. `O_NONBLOCK` changes nothing for a regular file.
   private static func readData(
-    _ fd: Int32, path: String, shortReadEnds: Bool
+    _ fd: Int32, path: String, shortReadEnds: Bool, version: inout FileVersion?
   ) throws(FileError) -> Data {
     var info = stat()
     do {
@@ -87,6 +102,7 @@ package enum FileContent: Sendable, Equatable {
       throw .system(error)
     }
     if let refusal = FileError.refusing(path, mode: info.st_mode) { throw refusal }
+    version = FileVersion(info)
     do {
       return try readRegular(fd, path: path, size: Int(info.st_size), shortReadEnds: shortReadEnds)
     } catch {

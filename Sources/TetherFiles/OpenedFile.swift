@@ -18,9 +18,12 @@ package struct OpenedFile: ~Copyable {
     self.path = path
   }
 
-  /// The file's content, read whole from the start.
-  package consuming func read() -> FileContent {
-    descriptor < 0 ? .missing : FileContent.read(descriptor, path: path)
+  /// The file's content, read whole from the start, and the version it came from.
+  package consuming func read() -> FileSnapshot {
+    guard descriptor >= 0 else { return FileSnapshot(.missing) }
+    var version: FileVersion?
+    let content = FileContent.read(descriptor, path: path, version: &version)
+    return FileSnapshot(content, version: version)
   }
 
   deinit {

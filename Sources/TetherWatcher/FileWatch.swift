@@ -29,24 +29,24 @@ package final class FileWatch: Sendable {
   package var ownWritesLanded: UInt64 { watcher.ownWritesLanded(key) }
 
   /// Replaces the file with `data` through `write` as this process's own change: content equal
-  /// to `data` is not an external change, and once `write` returns the watcher knows the file
-  /// holds `data`. `write` is handed what the subscribers were last given (the content last
-  /// delivered, or written by this process): the content the write expects to replace. A change
-  /// the watcher has read and not finished delivering is not it, so the write does not replace
-  /// that change unseen. If `write` throws, nothing is recorded.
-  package func replacing<R>(
-    with data: Data, _ write: (_ known: FileContent?) throws -> R
-  ) rethrows -> R {
+  /// to `data` is not an external change, and once `write` returns the version of the file it
+  /// made, the watcher knows the file holds `data` in that version. `write` is handed what the
+  /// subscribers were last given (the content last delivered, or written by this process): what
+  /// the write expects to replace. A change the watcher has read and not finished delivering is
+  /// not it, so the write does not replace that change unseen. If `write` throws, nothing is
+  /// recorded.
+  package func replacing(
+    with data: Data, _ write: (_ known: FileSnapshot?) throws -> FileVersion
+  ) rethrows {
     watcher.expectOwnWrite(key, data: data)
-    let result: R
+    let version: FileVersion
     do {
-      result = try write(watcher.handedOver(key))
+      version = try write(watcher.handedOver(key))
     } catch {
       watcher.cancelOwnWrite(key, data: data)
       throw error
     }
-    watcher.recordOwnWrite(key, data: data)
-    return result
+    watcher.recordOwnWrite(key, data: data, version: version)
   }
 
   /// Removes the file through `remove` as this process's own change (a reset): the file found
@@ -75,11 +75,14 @@ extension Optional where Wrapped == FileWatch {
 
   /// ``FileWatch/replacing(with:_:)`` when a watch stands; otherwise just `write`, knowing
   /// nothing of what the file held.
-  package func replacing<R>(
-    with data: Data, _ write: (_ known: FileContent?) throws -> R
-  ) rethrows -> R {
-    guard let watch = self else { return try write(nil) }
-    return try watch.replacing(with: data, write)
+  package func replacing(
+    with data: Data, _ write: (_ known: FileSnapshot?) throws -> FileVersion
+  ) rethrows {
+    guard let watch = self else {
+      _ = try write(nil)
+      return
+    }
+    try watch.replacing(with: data, write)
   }
 }
 

@@ -10,76 +10,107 @@ extension FileWatcher {
   /// than the settle delay ago are read again later (within the maximum wait): the events of
   /// that change may not have reached the settler yet, and the bytes may be a writer's half-done
   /// work, such as a file truncated and not yet written.
-  func check(_ path: String, firstEvent: UInt64? = nil, caughtUp: Bool = false) {
+  func check(_ path: String, firstEvent: UInt64? = nil) {
     let key = HashedPath(path)
-    let landed = state.withLock { $0.files.ownWritesLanded(key) }
-    let content = FileContent.read(path)
-    var outcome = state.withLock {
-      $0.files.take(content, of: key, confirmed: firstEvent == nil, readAfter: landed)
+    guard let before = state.withLock({ $0.files.readingPoint(key) }) else { return }
+    let read = FileSnapshot.read(path)
+    let outcome = state.withLock {
+      $0.files.take(
+        read, of: key, confirmed: firstEvent == nil, readAfter: before.ownWritesLanded)
     }
-    // One of this process's writes landed while the file was read: what was read may be what
-    // it replaced. Read again.
-    if case .stale = outcome { return check(path, firstEvent: firstEvent, caughtUp: caughtUp) }
-    if case .unconfirmed(let beingWritten) = outcome, let firstEvent {
-      if postpone(
-        path, beingWritten: beingWritten, empty: content == .data(Data()), firstEvent: firstEvent)
-      {
+    switch outcome {
+    case .unchanged:
+      return
+    case .stale:
+      // One of this process's writes landed while the file was read: what was read may be
+      // what it replaced. Read again.
+      return check(path, firstEvent: firstEvent)
+    case .deliver(let subscribers):
+      deliver(read, of: key, to: subscribers, readAfter: before.ownWritesLanded)
+    case .unconfirmed(let beingWritten):
+      // (Only a check with a burst behind it takes new bytes unconfirmed.)
+      guard let firstEvent else { return }
+      let empty = read.content == .data(Data())
+      if postpone(path, beingWritten: beingWritten, empty: empty, firstEvent: firstEvent) {
         return
       }
       // The thread may not have read every event the kernel queued before this read (it lags
-      // under load), such as the truncation of a writer that has yet to write: once it has,
-      // the file is checked once more.
-      if !caughtUp {
-        return afterQueuedEvents { [self] in check(path, firstEvent: firstEvent, caughtUp: true) }
-      }
-      outcome = state.withLock {
-        $0.files.take(content, of: key, confirmed: true, readAfter: landed)
-      }
-      if case .stale = outcome { return check(path, firstEvent: firstEvent, caughtUp: true) }
+      // under load), such as the truncation of a writer that has yet to write: what was read is
+      // delivered once it has, if none of them was the file's.
+      afterQueuedEvents { [self] in confirm(path, read: read, at: before) }
     }
-    guard case .deliver(let subscribers) = outcome else { return }
-    deliver(content, of: key, to: subscribers, readAfter: landed ?? 0)
   }
 
-  /// Gives `subscribers` `content` of `key`, read when `landed` of this process's writes of it
-  /// had landed.
+  /// Delivers what was `read` at `before`, if the file stands there still with every event
+  /// queued before that read taken up, and holds the same version still: read again now, so
+  /// that no check that ran meanwhile delivered something newer first, and a write under way
+  /// during the first read (whose event the kernel queues only once it is done) is seen.
+  /// Otherwise the file settles again: a writer is at work on it.
+  func confirm(_ path: String, read: FileSnapshot, at before: WatchedFiles.ReadingPoint) {
+    let key = HashedPath(path)
+    guard state.withLock({ $0.files.readingPoint(key) }) == before else {
+      return settler.dirty(path)
+    }
+    let again = FileSnapshot.read(path)
+    guard again.isSame(as: read) else { return settler.dirty(path) }
+    let outcome = state.withLock {
+      $0.files.take(again, of: key, confirmed: true, readAfter: before.ownWritesLanded)
+    }
+    switch outcome {
+    case .deliver(let subscribers):
+      deliver(again, of: key, to: subscribers, readAfter: before.ownWritesLanded)
+    case .stale:
+      settler.dirty(path)
+    case .unchanged, .unconfirmed:
+      return
+    }
+  }
+
+  /// Gives `subscribers` the content `read` of `key`, when `landed` of this process's writes of
+  /// it had landed.
   func deliver(
-    _ content: FileContent, of key: HashedPath, to subscribers: [FileSubscribers.Deliver],
+    _ read: FileSnapshot, of key: HashedPath, to subscribers: [FileSubscribers.Deliver],
     readAfter landed: UInt64
   ) {
-    let change = FileChange(content: content, ownWritesLanded: landed)
+    let change = FileChange(content: read.content, ownWritesLanded: landed)
     for subscriber in subscribers { subscriber(change) }
     // Only now may a write of the subscribers' expect to replace it.
-    state.withLock { $0.files.delivered(content, of: key, readAfter: landed) }
+    state.withLock { $0.files.delivered(read, of: key, readAfter: landed) }
   }
 
-  /// Whether new bytes in `path` are to be read again later: while a writer has the file open,
-  /// or the file changed less than the settle delay ago (a process descheduled between
-  /// truncating and writing leaves the change time as old as the truncation, so the open writer
-  /// counts first); within the maximum wait since `firstEvent`.
+  /// Whether new bytes in `path` are to be read again later: while the file changed less than
+  /// the settle delay ago, within the maximum wait since `firstEvent`; and while a writer holds
+  /// it open, within the writer wait, until the maximum wait has passed and the file has stayed
+  /// unchanged for the settle delay (a writer that keeps the file open between complete
+  /// writes, as a log does). What an open writer left may be half written, and a process
+  /// descheduled between truncating and writing leaves the change time as old as the
+  /// truncation, so within the maximum wait the open writer counts first.
   ///
   /// An `empty` file is most often a writer between truncating and writing (a `cp`, a shell's
   /// `>`, an editor saving in place), and this process's own renames around it can make its
   /// events say the writer is done: it is believed only once it has stayed empty for the
-  /// maximum wait, and waited for up to the emptied wait since it was emptied. (Not since the
+  /// maximum wait, and waited for up to the writer wait since it was emptied. (Not since the
   /// burst began: a check held up behind others finds that long past, though the writer may
   /// have truncated a moment ago.)
   private func postpone(
     _ path: String, beingWritten: Bool, empty: Bool, firstEvent: UInt64
   ) -> Bool {
     let wallClock = UInt64(Date().timeIntervalSince1970 * 1e9)
+    let changedAgo = FileIdentity.of(path).map { $0.nanosecondsSinceChange(now: wallClock) }
+    let uptime = DispatchTime.now().uptimeNanoseconds
     if empty {
-      let uptime = DispatchTime.now().uptimeNanoseconds
-      let emptiedAgo = FileIdentity.of(path).map { $0.nanosecondsSinceChange(now: wallClock) }
-      let quiet = !beingWritten && (emptiedAgo ?? 0) >= maxWait.nanoseconds
+      let quiet = !beingWritten && (changedAgo ?? 0) >= maxWait.nanoseconds
       return !quiet
         && settler.postpone(
-          path, firstEvent: emptiedAgo.map { uptime - min($0, uptime) } ?? firstEvent,
-          changedAgo: 0, limit: emptiedWait)
+          path, firstEvent: changedAgo.map { uptime - min($0, uptime) } ?? firstEvent,
+          changedAgo: 0, limit: writerWait)
     }
-    let changedAgo =
-      beingWritten
-      ? 0 : FileIdentity.of(path).map { $0.nanosecondsSinceChange(now: wallClock) }
+    if beingWritten {
+      let waited = uptime - min(firstEvent, uptime)
+      let quiet = waited >= maxWait.nanoseconds && (changedAgo ?? 0) >= settleDelay.nanoseconds
+      return !quiet
+        && settler.postpone(path, firstEvent: firstEvent, changedAgo: 0, limit: writerWait)
+    }
     return changedAgo.map({ $0 < settleDelay.nanoseconds }) ?? true
       && settler.postpone(
         path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0, limit: maxWait)

@@ -4,7 +4,7 @@ import TetherFiles
 /// finished file renamed to its name. Such an event says the file is complete, so its change is
 /// delivered without waiting for the settle delay, once nothing says otherwise.
 ///
-/// What it cannot vouch for is left to the settle path (``check(_:firstEvent:caughtUp:)``),
+/// What it cannot vouch for is left to the settle path (``check(_:firstEvent:)``),
 /// which waits for quiet: a writer still holding the file open (an event after the end said
 /// so), an empty file (most often a writer between truncating and writing), and a file missing
 /// or unreadable (a removal, or the middle of an editor's rename dance, which must come out as
@@ -16,12 +16,12 @@ extension FileWatcher {
   func checkEnded(_ path: String) {
     let key = HashedPath(path)
     guard let before = state.withLock({ $0.files.readingPoint(key) }) else { return }
-    let content = FileContent.read(path)
-    guard !before.beingWritten, case .data(let data) = content, !data.isEmpty else {
+    let read = FileSnapshot.read(path)
+    guard !before.beingWritten, case .data(let data) = read.content, !data.isEmpty else {
       return settler.dirty(path)
     }
     let outcome = state.withLock {
-      $0.files.take(content, of: key, confirmed: false, readAfter: before.ownWritesLanded)
+      $0.files.take(read, of: key, confirmed: false, readAfter: before.ownWritesLanded)
     }
     switch outcome {
     case .unchanged, .deliver:
@@ -34,34 +34,7 @@ extension FileWatcher {
       // The thread may not have read every event the kernel queued before the read: another
       // writer's truncation and first bytes, say. Once it has, the file's reading point says
       // whether any of them was this file's.
-      afterQueuedEvents { [self] in confirmEnded(path, read: content, at: before) }
-    }
-  }
-
-  /// Delivers `content`, read at `before`, if the file stands there still with every event
-  /// queued before that read taken up, and holds `content` still: read again now, so that no
-  /// check that ran meanwhile delivered something newer first, and a write under way during
-  /// the first read (whose event the kernel queues only once it is done) is seen. Otherwise the
-  /// file settles.
-  private func confirmEnded(
-    _ path: String, read content: FileContent, at before: WatchedFiles.ReadingPoint
-  ) {
-    let key = HashedPath(path)
-    guard state.withLock({ $0.files.readingPoint(key) }) == before else {
-      return settler.dirty(path)
-    }
-    let again = FileContent.read(path)
-    guard again == content else { return settler.dirty(path) }
-    let outcome = state.withLock {
-      $0.files.take(again, of: key, confirmed: true, readAfter: before.ownWritesLanded)
-    }
-    switch outcome {
-    case .deliver(let subscribers):
-      deliver(again, of: key, to: subscribers, readAfter: before.ownWritesLanded)
-    case .stale:
-      checkEnded(path)
-    case .unchanged, .unconfirmed:
-      return
+      afterQueuedEvents { [self] in confirm(path, read: read, at: before) }
     }
   }
 }

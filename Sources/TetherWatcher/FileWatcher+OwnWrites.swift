@@ -9,15 +9,15 @@ extension FileWatcher {
     state.withLock { $0.files.expectOwnWrite(key, data: data) }
   }
 
-  func recordOwnWrite(_ key: HashedPath, data: Data) {
-    state.withLock { $0.files.recordOwnWrite(key, data: data) }
+  func recordOwnWrite(_ key: HashedPath, data: Data, version: FileVersion) {
+    state.withLock { $0.files.recordOwnWrite(key, data: data, version: version) }
   }
 
   func ownWritesLanded(_ key: HashedPath) -> UInt64 {
     state.withLock { $0.files.ownWritesLanded(key) } ?? 0
   }
 
-  func handedOver(_ key: HashedPath) -> FileContent? {
+  func handedOver(_ key: HashedPath) -> FileSnapshot? {
     state.withLock { $0.files.handedOver(key) }
   }
 

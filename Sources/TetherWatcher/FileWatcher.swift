@@ -59,10 +59,11 @@ package final class FileWatcher: Sendable {
   package let settleDelay: Duration
   /// The longest a busy file waits before it is checked anyway.
   package let maxWait: Duration
-  /// The longest a file its writer has emptied and still holds open waits for the writer's
-  /// bytes: such a writer is between truncating and writing (a `cp`, a shell's `>`), and a
-  /// loaded machine can deschedule it for longer than the maximum wait.
-  package let emptiedWait: Duration = .seconds(5)
+  /// The longest new bytes wait for a writer that still holds the file open (or has emptied
+  /// it) to finish: what such a writer left may be half written (a `cp`, a shell's `>`, an
+  /// editor saving in place), and a loaded machine can deschedule it for longer than the
+  /// maximum wait.
+  package let writerWait: Duration = .seconds(5)
   /// How long a folder keeps its watch after its last watched file goes: a key made and
   /// released again and again (a view's, a command's) would otherwise wait for the watcher
   /// thread to watch the folder each time.
@@ -126,8 +127,9 @@ package final class FileWatcher: Sendable {
   ) -> FileWatch {
     let path = LexicalPath.normalized(path)
     return watch(
-      HashedPath(path), in: HashedPath(LexicalPath.parent(of: path)), baseline: baseline,
-      readSince: mark, deliver: { onChange($0.content) })
+      HashedPath(path), in: HashedPath(LexicalPath.parent(of: path)),
+      baseline: baseline.map { FileSnapshot($0) }, readSince: mark,
+      deliver: { onChange($0.content) })
   }
 
   /// ``watch(_:baseline:readSince:onChange:)`` for a path already normalized and hashed, in
@@ -135,13 +137,13 @@ package final class FileWatcher: Sendable {
   /// the file had landed when they were read (``FileWatch/ownWritesLanded``): a store that
   /// writes the file drops a change read before its latest write, which that write replaced.
   package func watch(
-    _ key: HashedPath, in directory: HashedPath, baseline: FileContent? = nil,
+    _ key: HashedPath, in directory: HashedPath, baseline: FileSnapshot? = nil,
     readSince mark: WatchMark? = nil, deliver onChange: @escaping @Sendable (FileChange) -> Void
   ) -> FileWatch {
     let path = key.string
     var baseline = baseline
     if baseline == nil, !state.withLock({ $0.files.contains(key) }) {
-      baseline = FileContent.read(path)
+      baseline = FileSnapshot.read(path)
     }
     let (id, waitFor, covered, polled, start) = state.withLock {
       state -> (UInt64, UInt64?, Bool, Bool, Bool) in
@@ -151,7 +153,7 @@ package final class FileWatcher: Sendable {
       state.handshake.started = true
       // Read here only if the entry went away since the check above: a rare race.
       state.files.subscribe(key, in: directory, id: id, deliver: onChange) {
-        baseline ?? FileContent.read(path)
+        baseline ?? FileSnapshot.read(path)
       }
       if let fallback = state.polling.fallback {
         state.polling.poll([key], because: fallback)

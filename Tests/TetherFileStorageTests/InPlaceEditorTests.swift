@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import Tether
 import TetherFileStorage
+import TetherFiles
 import TetherTestHelperSupport
 import TetherTesting
 
@@ -58,6 +59,39 @@ import TetherTesting
       #expect(halves == 0, "a half-written file, \(halves) times")
       #expect($count.loadError == nil)
     }
+  }
+
+  /// An editor saving the bytes the file already holds makes an edit all the same: it wins
+  /// over a local change still waiting to be written (DESIGN §5), though no byte on disk
+  /// changed, and the holder shows what the editor saved.
+  @Test func anEditorSavingTheBytesTheFileHoldsWinsOverAPendingLocalChange() async throws {
+    try await withTemporaryDirectory { folder in
+      try await fileBootstrap(folder, throttle: "10s") {
+        @Shared(.registered("v")) var value = 0
+        let url = folder.appending(path: "v.json")
+        $value.withLock { $0 = 1 }
+        await expectEventually(timeout: .seconds(30)) { text(url) == "1" }
+        $value.withLock { $0 = 2 }  // pending for 10 s
+        // Saved in place until the file's clock has moved on: a save within the tick of the
+        // last write, changing no byte and not the size, is not told from no save at all.
+        let written = FileVersion.of(url.path)
+        await expectEventually(timeout: .seconds(10)) {
+          Self.save(Data("1".utf8), inPlace: url)
+          return FileVersion.of(url.path) != written
+        }
+        await expectEventually(timeout: .seconds(30)) { value == 1 }
+        await TetherSystem.flush()
+        #expect(text(url) == "1", "the dropped local change is not written later")
+      }
+    }
+  }
+
+  /// Truncates `file` and writes `data` into it, as an editor saving in place does.
+  static func save(_ data: Data, inPlace file: URL) {
+    let fd = open(file.path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
   }
 
   /// An in-place save of 5000: truncate, "50", a moment, "00", close.

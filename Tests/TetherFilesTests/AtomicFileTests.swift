@@ -70,7 +70,7 @@ import TetherTesting
           do {
             try AtomicFile.write(
               Data("ours".utf8), to: url.path, durable: false,
-              expected: fileExists ? .data(old) : .missing)
+              expected: FileSnapshot(fileExists ? .data(old) : .missing))
             wrote.withLock { $0 = "written" }
           } catch is AtomicFile.Conflict {
             wrote.withLock { $0 = "gave way" }
@@ -97,7 +97,9 @@ import TetherTesting
       try makeFIFO(at: pipe)
       let error = await expectToEnd("writing over a FIFO", releasing: { releaseFIFO(pipe) }) {
         do {
-          try AtomicFile.write(Data("2".utf8), to: pipe.path, durable: false, expected: expected)
+          try AtomicFile.write(
+            Data("2".utf8), to: pipe.path, durable: false,
+            expected: expected.map { FileSnapshot($0) })
           return FileError?.none
         } catch {
           return error as? FileError
@@ -109,7 +111,9 @@ import TetherTesting
       let inner = folder.appending(path: "inner.json")
       try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
       #expect(throws: FileError.notRegular(path: inner.path, type: .folder)) {
-        try AtomicFile.write(Data("2".utf8), to: inner.path, durable: false, expected: expected)
+        try AtomicFile.write(
+          Data("2".utf8), to: inner.path, durable: false,
+          expected: expected.map { FileSnapshot($0) })
       }
       let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
       #expect(left == ["inner.json", "pipe.json"])

@@ -46,7 +46,10 @@ extension DeliveryTests {
       let markerWatch = FileWatcher.shared.watch(marker.path) { markers.record($0) }
       for value in 0..<200 {
         let data = Data("own \(value)".utf8)
-        try watch.replacing(with: data) { _ in try data.write(to: file, options: .atomic) }
+        try watch.replacing(with: data) { _ in
+          try data.write(to: file, options: .atomic)
+          return try #require(FileVersion.of(file.path))
+        }
       }
       // Written after the own writes, so its delivery means their check has run (deliveries
       // are in order, and theirs settled first).

@@ -54,4 +54,50 @@ import TetherWatcher
       watch.cancel()
     }
   }
+
+  /// A writer that holds the file open and keeps rewriting it is not taken at the maximum wait
+  /// in the middle of a write: what it leaves may be half written. Once it pauses for the
+  /// settle delay (as a log that stays open does), what it wrote is delivered, before it
+  /// closes the file.
+  ///
+  /// The writer is a thread of its own, pausing a few milliseconds between writes and writing
+  /// its last at once: a pause as long as the settle delay would rightly have its half-done
+  /// write taken.
+  @Test func aWriterKeepingTheFileOpenIsNotTakenMidWriteAtTheMaximumWait() async throws {
+    let watcher = FileWatcher.makeForTesting(
+      settleDelay: .milliseconds(300), maxWait: .milliseconds(600))
+    defer { watcher.stopForTesting() }
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "data.json")
+      try Data("1".utf8).write(to: file)
+      let deliveries = Deliveries()
+      let watch = watcher.watch(file.path) { deliveries.record($0) }
+      let writer = open(file.path, O_WRONLY | O_CLOEXEC)
+      try #require(writer >= 0)
+      let longestPause = Atomic(0)
+      let thread = Thread {
+        // Two and a half times the maximum wait of half-done writes, then the whole one.
+        let end = ContinuousClock.now + .milliseconds(1500)
+        var (step, last) = (0, ContinuousClock.now)
+        while ContinuousClock.now < end {
+          step += 1
+          ftruncate(writer, 0)
+          _ = "half \(step)".withCString { pwrite(writer, $0, strlen($0), 0) }
+          usleep(3_000)
+          let pause = Int((ContinuousClock.now - last) / .milliseconds(1))
+          longestPause.store(max(pause, longestPause.load(ordering: .relaxed)), ordering: .relaxed)
+          last = ContinuousClock.now
+        }
+        ftruncate(writer, 0)
+        _ = "done".withCString { pwrite(writer, $0, 4, 0) }
+      }
+      thread.start()
+      await expectEventually(timeout: .seconds(60)) { deliveries.lastIs("done") }
+      close(writer)
+      #expect(
+        deliveries.all == [.data(Data("done".utf8))],
+        "the writer's longest pause: \(longestPause.load(ordering: .relaxed)) ms")
+      watch.cancel()
+    }
+  }
 }

@@ -54,6 +54,34 @@ import TetherWatcher
     }
   }
 
+  /// A write's temp file renamed to the name says nothing of a writer holding the file open:
+  /// a write that swapped the file out and, finding someone else's change in it, swapped it
+  /// back (``AtomicFile``) returns the very file that writer is still at work on.
+  @Test func aFileSwappedOutAndBackByAWriteStillWaitsForItsWriter() async throws {
+    try await withTemporaryDirectory { folder in
+      try await withWatchedFile(in: folder) { watcher, file, deliveries in
+        let neighbour = folder.appending(path: "neighbour.json")
+        let neighbours = Deliveries()
+        let neighbourWatch = watcher.watch(neighbour.path) { neighbours.record($0) }
+        let writer = open(file.path, O_WRONLY | O_CLOEXEC)
+        try #require(writer >= 0)
+        #expect("2".withCString { pwrite(writer, $0, 1, 0) } == 1)
+        let away = folder.appending(path: ".data.json.tether-Ab12Cd")
+        try #require(rename(file.path, away.path) == 0)
+        try #require(rename(away.path, file.path) == 0)
+        let staged = folder.appending(path: ".neighbour.json.new")
+        try Data("n".utf8).write(to: staged)
+        try #require(rename(staged.path, neighbour.path) == 0)
+        await expectEventually(timeout: Self.withinTheSettleDelay) { neighbours.lastIs("n") }
+        #expect(deliveries.count == 0, "delivered while its writer held it open: \(deliveries.all)")
+        close(writer)
+        await expectEventually(timeout: Self.withinTheSettleDelay) { deliveries.lastIs("2") }
+        #expect(deliveries.all == [.data(Data("2".utf8))])
+        neighbourWatch.cancel()
+      }
+    }
+  }
+
   /// A writer that has written and still holds the file open may not be done: its bytes wait
   /// (here, for its close). A neighbour renamed into place afterwards is delivered first,
   /// though it changed later: the watcher took up the writer's events before the neighbour's.

@@ -9,17 +9,27 @@ enum Inotify {
   struct Event {
     let wd: Int32
     let mask: UInt32
+    /// What pairs the two events of one rename (`IN_MOVED_FROM`, then `IN_MOVED_TO`).
+    let cookie: UInt32
     let name: String
 
     func has(_ flag: Int32) -> Bool { mask & UInt32(bitPattern: flag) != 0 }
 
     /// Whether, after this event for a name, a process may be writing that file in place:
-    /// `true` after a create or a modification, `false` after a close of a written file or the
-    /// name being renamed or removed, `nil` when the event says neither (attributes).
-    var writerStillOpen: Bool? {
-      if has(IN_CLOSE_WRITE) || has(IN_MOVED_TO) || has(IN_MOVED_FROM) || has(IN_DELETE) {
-        return false
+    /// `true` after a create or a modification, `false` after a close of a written file, a
+    /// removal, or a finished file renamed to the name; `nil` when the event says neither
+    /// (attributes, the name renamed away).
+    ///
+    /// `movedFrom` is the name a file renamed to this one came from, when known. A write's temp
+    /// file (``AtomicFile``) renamed in says nothing of a writer either: a write swaps the file
+    /// with its own (`RENAME_EXCHANGE`) and, finding someone else's change in what came out,
+    /// swaps it back, so the file an in-place writer has open comes back as it left. Its
+    /// events, like a rename away, must not make that writer's half-done work look finished.
+    func writerStillOpen(movedFrom: String?) -> Bool? {
+      if has(IN_MOVED_TO) {
+        return movedFrom.map(AtomicFile.isTemporary) == true ? nil : false
       }
+      if has(IN_CLOSE_WRITE) || has(IN_DELETE) { return false }
       if has(IN_MODIFY) || has(IN_CREATE) { return true }
       return nil
     }

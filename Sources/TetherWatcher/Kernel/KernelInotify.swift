@@ -75,7 +75,9 @@ final class KernelInotify: InotifyBackend {
       let length = Int(word(12))
       let nameBytes = bytes[(offset + 16)..<min(offset + 16 + length, bytes.endIndex)]
       let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-      events.append(Inotify.Event(wd: Int32(bitPattern: word(0)), mask: word(4), name: name))
+      events.append(
+        Inotify.Event(
+          wd: Int32(bitPattern: word(0)), mask: word(4), cookie: word(8), name: name))
       offset += 16 + length
     }
     return events

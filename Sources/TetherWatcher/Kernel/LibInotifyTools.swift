@@ -48,7 +48,7 @@ final class LibInotifyTools: InotifyBackend {
       throw SystemError(call: "inotifytools_next_event", code: code)
     }
     return Inotify.Event(
-      wd: event.pointee.wd, mask: event.pointee.mask,
+      wd: event.pointee.wd, mask: event.pointee.mask, cookie: event.pointee.cookie,
       name: String(cString: tether_inotify_event_name(event)))
   }
 

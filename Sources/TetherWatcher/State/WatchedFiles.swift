@@ -13,12 +13,15 @@ package struct WatchedFiles {
   package struct Entry {
     package let directory: HashedPath
     package var subscribers: FileSubscribers
-    package var known: FileContent
+    /// What the file holds, as last read or written by this process, and in which version: the
+    /// same bytes in another version are the file rewritten, a change (see
+    /// ``take(_:of:confirmed:readAfter:)``).
+    package var known: FileSnapshot
     /// What the subscribers have been given: the baseline, this process's own writes, and each
     /// change once it was delivered. A write expects to replace this, not `known`: content the
     /// watcher has read and is still delivering was never seen by the writer's holders, and
     /// replacing it would drop someone's edit unseen.
-    package var handedOver: FileContent
+    package var handedOver: FileSnapshot
     package var ownWrites: [Data] = []
     /// Removals of the file this process has announced and not finished: the file found
     /// missing meanwhile is this process's own change.
@@ -74,7 +77,7 @@ package struct WatchedFiles {
   /// Adds subscriber `id` of `key`; a file not watched yet starts from `baseline()`.
   package mutating func subscribe(
     _ key: HashedPath, in directory: HashedPath, id: UInt64,
-    deliver: @escaping FileSubscribers.Deliver, baseline: () -> FileContent
+    deliver: @escaping FileSubscribers.Deliver, baseline: () -> FileSnapshot
   ) {
     if let index = entries.index(forKey: key) {
       entries.values[index].subscribers.append(id: id, deliver: deliver)
@@ -96,16 +99,16 @@ package struct WatchedFiles {
 
   /// The content last handed to the subscribers (see ``Entry/handedOver``): what a write of
   /// theirs expects to replace.
-  package func handedOver(_ key: HashedPath) -> FileContent? { entries[key]?.handedOver }
+  package func handedOver(_ key: HashedPath) -> FileSnapshot? { entries[key]?.handedOver }
 
-  /// `content`, read when `landed` of this process's writes had landed, has been delivered to
+  /// `read`, taken when `landed` of this process's writes had landed, has been delivered to
   /// every subscriber; a write that landed since replaced it, and stays what they were given.
   package mutating func delivered(
-    _ content: FileContent, of key: HashedPath, readAfter landed: UInt64
+    _ read: FileSnapshot, of key: HashedPath, readAfter landed: UInt64
   ) {
     guard let index = entries.index(forKey: key), entries.values[index].ownWritesLanded == landed
     else { return }
-    entries.values[index].handedOver = content
+    entries.values[index].handedOver = read
   }
 
   /// Where `key`'s own writes stand: take it before reading the file, for
@@ -127,10 +130,10 @@ package struct WatchedFiles {
     entries[key]?.ownWrites.append(data)
   }
 
-  /// The file now holds `data`, written by this process.
-  package mutating func recordOwnWrite(_ key: HashedPath, data: Data) {
+  /// The file now holds `data`, written by this process as `version`.
+  package mutating func recordOwnWrite(_ key: HashedPath, data: Data, version: FileVersion) {
     guard let index = entries.index(forKey: key) else { return }
-    landOwnChange(.data(data), at: index)
+    landOwnChange(FileSnapshot(.data(data), version: version), at: index)
     if let own = entries.values[index].ownWrites.firstIndex(of: data) {
       entries.values[index].ownWrites.remove(at: own)
     }
@@ -152,7 +155,7 @@ package struct WatchedFiles {
   /// The file is gone, removed by this process (or found already gone by its removal).
   package mutating func recordOwnRemoval(_ key: HashedPath) {
     guard let index = entries.index(forKey: key) else { return }
-    landOwnChange(.missing, at: index)
+    landOwnChange(FileSnapshot(.missing), at: index)
     entries.values[index].ownRemovals = max(0, entries.values[index].ownRemovals - 1)
   }
 
@@ -165,7 +168,7 @@ package struct WatchedFiles {
   /// Takes `content`, put there by this process, as what the file holds and what its
   /// subscribers were given; a read from before it is stale from now on.
   private mutating func landOwnChange(
-    _ content: FileContent, at index: Dictionary<HashedPath, Entry>.Index
+    _ content: FileSnapshot, at index: Dictionary<HashedPath, Entry>.Index
   ) {
     entries.values[index].known = content
     entries.values[index].handedOver = content
@@ -193,17 +196,28 @@ package struct WatchedFiles {
     return Array(entries.keys)
   }
 
-  /// Takes `content` as what `key` holds, and says whom to tell; new bytes only once
-  /// `confirmed`. This process's own writes are taken without telling anyone. Content read
-  /// before an own write landed (`readAfter`, from ``ownWritesLanded(_:)`` before the read) is
-  /// `stale`: it may be what that write replaced, which no one is to be told of.
+  /// Takes `read` as what `key` holds, and says whom to tell; new bytes only once `confirmed`.
+  /// This process's own writes are taken without telling anyone. Content read before an own
+  /// write landed (`readAfter`, from ``ownWritesLanded(_:)`` before the read) is `stale`: it may
+  /// be what that write replaced, which no one is to be told of.
+  ///
+  /// The bytes the file held, in a new version, are new too: someone saved them again (an
+  /// editor writing the file as it was), and that save is as much an edit as any, winning over a
+  /// local change still waiting to be written. A version read for bytes known without one is
+  /// learned, and not a change.
   package mutating func take(
-    _ content: FileContent, of key: HashedPath, confirmed: Bool, readAfter landed: UInt64? = nil
+    _ read: FileSnapshot, of key: HashedPath, confirmed: Bool, readAfter landed: UInt64? = nil
   ) -> Outcome {
-    guard var entry = entries[key], entry.known != content else { return .unchanged }
+    guard var entry = entries[key] else { return .unchanged }
+    if entry.known.isSame(as: read) {
+      if entry.known.version == nil, landed == nil || entry.ownWritesLanded == landed {
+        learnVersion(read, of: key)
+      }
+      return .unchanged
+    }
     if let landed, entry.ownWritesLanded != landed { return .stale }
     let ownWrite: Bool
-    if case .data(let data) = content {
+    if case .data(let data) = read.content {
       ownWrite = entry.ownWrites.contains(data)
       // `open(O_TRUNC)` empties a file before it updates the file's times and queues its
       // event: an empty file no event accounts for yet is being truncated.
@@ -212,13 +226,25 @@ package struct WatchedFiles {
         return .unconfirmed(beingWritten: entry.beingWritten || truncating)
       }
     } else {
-      ownWrite = content == .missing && entry.ownRemovals > 0
+      ownWrite = read.content == .missing && entry.ownRemovals > 0
     }
-    entry.known = content
+    entry.known = read
     entry.eventsSinceKnown = 0
     // This process's own write is what its holders gave: nothing to deliver first.
-    if ownWrite { entry.handedOver = content }
+    if ownWrite { entry.handedOver = read }
     entries[key] = entry
     return ownWrite ? .unchanged : .deliver(entry.subscribers.deliveries)
+  }
+
+  /// Takes the version of `read` for what is known of `key` without one, and for what its
+  /// subscribers were given when that is the same bytes.
+  private mutating func learnVersion(_ read: FileSnapshot, of key: HashedPath) {
+    guard let index = entries.index(forKey: key) else { return }
+    entries.values[index].known.version = read.version
+    if entries.values[index].handedOver.content == read.content,
+      entries.values[index].handedOver.version == nil
+    {
+      entries.values[index].handedOver.version = read.version
+    }
   }
 }
