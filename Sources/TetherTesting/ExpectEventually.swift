@@ -3,6 +3,10 @@ public import Testing
 /// Waits until `condition` holds, checking every millisecond, and records an issue if it still
 /// does not when `timeout` has passed.
 ///
+/// The default timeout is long for what usually takes milliseconds: a condition that holds
+/// returns at once, and a loaded CI machine running the suite in parallel can take seconds to
+/// schedule a task or a watcher's thread.
+///
 /// Use it for anything that happens asynchronously (a watcher delivering an external edit, a
 /// throttled write landing) instead of sleeping for a guessed time:
 ///
@@ -11,7 +15,7 @@ public import Testing
 /// await expectEventually { count == 7 }
 /// ```
 public func expectEventually(
-  timeout: Duration = .seconds(2),
+  timeout: Duration = .seconds(10),
   _ comment: Comment? = nil,
   sourceLocation: SourceLocation = #_sourceLocation,
   _ condition: () throws -> Bool

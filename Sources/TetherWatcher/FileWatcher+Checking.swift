@@ -10,13 +10,12 @@ extension FileWatcher {
   /// than the settle delay ago are read again later (within the maximum wait): the events of
   /// that change may not have reached the settler yet, and the bytes may be a writer's half-done
   /// work, such as a file truncated and not yet written.
-  func check(_ path: String, firstEvent: UInt64? = nil) {
+  func check(_ path: String, firstEvent: UInt64) {
     let key = HashedPath(path)
     guard let before = state.withLock({ $0.files.readingPoint(key) }) else { return }
     let read = FileSnapshot.read(path)
     let outcome = state.withLock {
-      $0.files.take(
-        read, of: key, confirmed: firstEvent == nil, readAfter: before.ownWritesLanded)
+      $0.files.take(read, of: key, confirmed: false, readAfter: before.ownWritesLanded)
     }
     switch outcome {
     case .unchanged:
@@ -26,10 +25,9 @@ extension FileWatcher {
       // what it replaced. Read again.
       return check(path, firstEvent: firstEvent)
     case .deliver(let subscribers):
+      // Gone or unreadable, once settled: no half-written bytes to wait for.
       deliver(read, of: key, to: subscribers, readAfter: before.ownWritesLanded)
     case .unconfirmed(let beingWritten):
-      // (Only a check with a burst behind it takes new bytes unconfirmed.)
-      guard let firstEvent else { return }
       let empty = read.content == .data(Data())
       if postpone(path, beingWritten: beingWritten, empty: empty, firstEvent: firstEvent) {
         return

@@ -49,7 +49,13 @@ extension FileWatcher {
         deadline: .now() + .nanoseconds(Int(interval.nanoseconds)),
         repeating: .nanoseconds(Int(interval.nanoseconds)))
       source.setEventHandler { [self] in
-        for path in state.withLock({ Array($0.polling.paths.keys) }) { check(path) }
+        // As a burst beginning now: new bytes are delivered once the file has been quiet for
+        // the settle delay, by its own clock, as a watched file's are (a poll may fall in the
+        // middle of a write).
+        let now = DispatchTime.now().uptimeNanoseconds
+        for path in state.withLock({ Array($0.polling.paths.keys) }) {
+          check(path, firstEvent: now)
+        }
       }
       source.resume()
       timer = source
