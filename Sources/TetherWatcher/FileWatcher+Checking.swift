@@ -106,8 +106,11 @@ extension FileWatcher {
     if beingWritten {
       let waited = uptime - min(firstEvent, uptime)
       let quiet = waited >= maxWait.nanoseconds && (changedAgo ?? 0) >= settleDelay.nanoseconds
+      // Checked again once quiet for the settle delay, and not before the maximum wait.
       return !quiet
-        && settler.postpone(path, firstEvent: firstEvent, changedAgo: 0, limit: writerWait)
+        && settler.postpone(
+          path, firstEvent: firstEvent, changedAgo: changedAgo ?? 0, limit: writerWait,
+          notBefore: firstEvent + maxWait.nanoseconds)
     }
     return changedAgo.map({ $0 < settleDelay.nanoseconds }) ?? true
       && settler.postpone(

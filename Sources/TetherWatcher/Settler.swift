@@ -16,6 +16,8 @@ final class Settler: Sendable {
     var last: UInt64
     /// How long after `first` the burst is checked at the latest.
     var limit: UInt64
+    /// The burst is not checked before this (uptime nanoseconds), quiet or not.
+    var notBefore: UInt64 = 0
   }
 
   private struct State {
@@ -87,13 +89,15 @@ final class Settler: Sendable {
   }
 
   /// Checks `path` again once it has been quiet for the settle delay since its last change,
-  /// `changedAgo` nanoseconds ago, unless `limit` has passed since `firstEvent`; returns `false`
-  /// then, and the caller goes on with what it read.
+  /// `changedAgo` nanoseconds ago, and not before `notBefore` (uptime nanoseconds), unless
+  /// `limit` has passed since `firstEvent`; returns `false` then, and the caller goes on with
+  /// what it read.
   ///
   /// For a check that found the file changed later than its last event said: the events of
   /// that change had not reached the settler yet.
   func postpone(
-    _ path: String, firstEvent: UInt64, changedAgo: UInt64, limit: Duration
+    _ path: String, firstEvent: UInt64, changedAgo: UInt64, limit: Duration,
+    notBefore: UInt64 = 0
   ) -> Bool {
     let now = DispatchTime.now().uptimeNanoseconds
     let limit = limit.nanoseconds
@@ -104,6 +108,7 @@ final class Settler: Sendable {
       burst.first = min(burst.first, firstEvent)
       burst.last = max(burst.last, changed)
       burst.limit = max(burst.limit, limit)
+      burst.notBefore = max(burst.notBefore, notBefore)
       state.bursts[path] = burst
       let due = due(of: burst)
       state.queue.push(path, due: due)
@@ -113,9 +118,10 @@ final class Settler: Sendable {
     return true
   }
 
-  /// When `burst` is checked: once quiet for the settle delay, or at its limit.
+  /// When `burst` is checked: once quiet for the settle delay, or at its limit; not before
+  /// the time it was held to.
   private func due(of burst: Burst) -> UInt64 {
-    min(burst.last + settle, burst.first + burst.limit)
+    max(min(burst.last + settle, burst.first + burst.limit), burst.notBefore)
   }
 
   /// Timers are set on a 0.5 ms grid, so files dirtied together share one wake-up.
