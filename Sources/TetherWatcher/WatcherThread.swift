@@ -31,9 +31,7 @@ final class WatcherThread {
   /// keeps a stale entry for each and would hand it to the path's next watch: watching one of
   /// them again starts the backend afresh. Until then the other folders' watches are left alone.
   private var dropped: Set<String> = []
-  /// The last rename's source (its cookie and name): the event of the name it went to follows,
-  /// with the same cookie, and tells from it whether a write's temp file was renamed in.
-  private var lastMovedFrom: (cookie: UInt32, name: String)?
+  private var renames = Inotify.RenamePairing()
 
   init(watcher: FileWatcher, control: ControlFile, backend: any InotifyBackend) {
     self.watcher = watcher
@@ -108,9 +106,7 @@ final class WatcherThread {
     // Unknown descriptors belong to watches removed on purpose (their IN_IGNORED).
     guard let path = paths[event.wd] else { return true }
     if leftItsPath { return drop(path) }
-    let movedFrom =
-      event.has(IN_MOVED_TO) && lastMovedFrom?.cookie == event.cookie ? lastMovedFrom?.name : nil
-    lastMovedFrom = event.has(IN_MOVED_FROM) ? (event.cookie, event.name) : nil
+    let movedFrom = renames.source(of: event)
     let file = path == "/" ? "/" + event.name : path + "/" + event.name
     let awaited = watcher.fileEvent(
       file, writerStillOpen: event.writerStillOpen(movedFrom: movedFrom),

@@ -42,6 +42,20 @@ enum Inotify {
     }
   }
 
+  /// Pairs the two events of a rename, handed every event in order: a rename's
+  /// `IN_MOVED_FROM` comes just before its `IN_MOVED_TO`, with the same cookie.
+  struct RenamePairing {
+    private var lastMovedFrom: (cookie: UInt32, name: String)?
+
+    /// For an `IN_MOVED_TO`, the name the file came from, when its pair was the event before.
+    mutating func source(of event: Event) -> String? {
+      defer { lastMovedFrom = event.has(IN_MOVED_FROM) ? (event.cookie, event.name) : nil }
+      guard event.has(IN_MOVED_TO), let from = lastMovedFrom, from.cookie == event.cookie
+      else { return nil }
+      return from.name
+    }
+  }
+
   /// What a directory watch asks for: every change to an entry's name or content, and the
   /// directory itself going away.
   static let directoryMask: Int32 =
