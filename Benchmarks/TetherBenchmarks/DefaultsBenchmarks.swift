@@ -7,22 +7,17 @@ import TetherDefaults
 ///
 /// Foundation's `set` alone never reaches the file on Linux, so its set is `set` +
 /// `synchronize()`. Tether's set is `withLock`, which the throttled writer persists behind the
-/// caller (and `atexit` flushes); `withLock` + `save()` is also measured: on disk when it returns,
-/// like `synchronize()`, but replaced atomically where `synchronize()` rewrites the file in place.
-/// The same atomic replace done by hand is the floor of that row.
+/// caller (and `atexit` flushes); `withLock` + `save()` is measured too (`defaults.save`), on
+/// disk when it returns like `synchronize()`.
 func defaultsBenchmarks() {
   let gets = 100_000
   let sets = 1_000
   let getConfiguration = Benchmark.Configuration(
     metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 3,
     maxDuration: .seconds(3), maxIterations: 60)
-  let setConfiguration = Benchmark.Configuration(
-    metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 3,
-    maxDuration: .seconds(3), maxIterations: 500)
 
   let store = DefaultsStore(file: scratchFolder("defaults").appending(path: "defaults.ini"))
   let count = Shared(wrappedValue: 0, .defaults("count", store: store))
-  let byHand = scratchFolder("defaults-byhand").appending(path: "defaults.ini")
   let suite = "tether-bench-\(ProcessInfo.processInfo.processIdentifier)"
   let foundation = UserDefaults(suiteName: suite)!
 
@@ -35,18 +30,69 @@ func defaultsBenchmarks() {
   Benchmark("defaults.set.tether", configuration: getConfiguration) { _ in
     for _ in 0..<sets { count.withLock { $0 += 1 } }
   }
-  Benchmark("defaults.save.tether", configuration: setConfiguration) { _ in
-    count.withLock { $0 += 1 }
-    try await count.save()
-  }
+  defaultsSaveBenchmark(count: count, foundation: foundation, suite: suite)
+}
+
+/// A defaults key's `withLock` + `save()` against three baselines, taking turns in one
+/// benchmark (one save of each per turn, the order rotating), each side's time per save a
+/// custom metric in microseconds:
+/// - `tether.us`: `withLock` + `save()`, on disk when it returns, replaced atomically;
+/// - `atomic.us`: the file's new bytes written with `Data.write(options: .atomic)`;
+/// - `locked.us`: what a save must do to lose nothing another process wrote, by hand: the
+///   file's lock, the read of what it holds now, its `count` line changed, an atomic write
+///   (temporary file, `fsync`, `rename`), as the file transaction's baseline does;
+/// - `foundation.us`: `UserDefaults` set + `synchronize()`, which rewrites the file in place.
+///
+/// Apart, each in a process of its own, the same save's median moved by up to 1.5× from one
+/// process to the next on this VM (an `fsync` is most of it), and the ratio with it.
+private func defaultsSaveBenchmark(
+  count: Shared<Int>, foundation: UserDefaults, suite: String
+) {
+  let sides = ["tether.us", "atomic.us", "locked.us", "foundation.us"]
+  let byHand = scratchFolder("defaults-byhand").appending(path: "defaults.ini")
+  let locked = scratchFolder("defaults-locked-byhand").appending(path: "defaults.ini")
+  let lock = locked.deletingLastPathComponent().appending(path: ".defaults.ini.lock")
   var written = 0
-  Benchmark("defaults.save.atomic-byhand", configuration: setConfiguration) { _ in
+  func save(_ side: Int) async throws {
     written += 1
-    try Data("count = \(written)\n".utf8).write(to: byHand, options: .atomic)
+    switch side {
+    case 0:
+      count.withLock { $0 += 1 }
+      try await count.save()
+    case 1:
+      try Data("count = \(written)\n".utf8).write(to: byHand, options: .atomic)
+    case 2:
+      let descriptor = open(lock.path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
+      guard descriptor >= 0, flock(descriptor, LOCK_EX) == 0 else {
+        throw BenchmarkFailure("cannot lock \(lock.path)")
+      }
+      defer { close(descriptor) }
+      let lines = String(decoding: try Data(contentsOf: locked), as: UTF8.self)
+        .split(separator: "\n", omittingEmptySubsequences: false)
+      let merged = lines.map { $0.hasPrefix("count =") ? "count = \(written)" : String($0) }
+      try writeAtomically(Data(merged.joined(separator: "\n").utf8), to: locked)
+    default:
+      foundation.set(foundation.integer(forKey: "count") + 1, forKey: "count")
+      foundation.synchronize()
+    }
   }
-  Benchmark("defaults.set.foundation", configuration: setConfiguration) { _ in
-    foundation.set(foundation.integer(forKey: "count") + 1, forKey: "count")
-    foundation.synchronize()
+  Benchmark(
+    "defaults.save",
+    configuration: Benchmark.Configuration(
+      metrics: sides.map(counted), warmupIterations: 0, maxDuration: .seconds(60),
+      maxIterations: 1)
+  ) { benchmark in
+    try writeAtomically(Data("count = 0\n".utf8), to: locked)
+    for side in sides.indices { try await save(side) }
+    let clock = ContinuousClock()
+    for turn in 0..<400 {
+      for offset in sides.indices {
+        let side = (turn + offset) % sides.count
+        let start = clock.now
+        try await save(side)
+        benchmark.measurement(counted(sides[side]), microseconds(clock.now - start))
+      }
+    }
   } teardown: {
     foundation.removePersistentDomain(forName: suite)
   }

@@ -15,6 +15,8 @@ extension DefaultsFile {
     /// How many of this process's writes had landed when `user` was taken from the file (see
     /// ``FileWatch/ownWritesLanded``): a delivery read before that is older than `user`.
     var ownWritesLanded: UInt64 = 0
+    /// What this process's last write found in the file, or put there (see ``Merged``).
+    var merged: Merged?
     var subscribers: [String: [UInt64: Subscriber]] = [:]
     var nextSubscriber: UInt64 = 0
     var watches: [FileWatch] = []

@@ -38,7 +38,7 @@ extension DefaultsFile {
     }
     view.lock()
     defer { view.unlock() }
-    let (watch, edits) = state.withLock { state in
+    let (watch, edits, known) = state.withLock { state in
       var edits: [String: Change] = [:]
       for (name, change) in pending {
         let base = state.literal(of: change.base, for: name)
@@ -48,11 +48,11 @@ extension DefaultsFile {
         state.taken[name] = (change.serial, literal ?? base)
         if let literal { edits[name] = Change(literal: literal, base: .some(base)) }
       }
-      return (state.watches.first, edits)
+      return (state.watches.first, edits, state.merged)
     }
     let applied: Applied
     do {
-      applied = try apply(edits, to: path, watch: watch)
+      applied = try apply(edits, to: path, watch: watch, known: known)
     } catch {
       return .failed(error)
     }
@@ -64,6 +64,7 @@ extension DefaultsFile {
     let news = state.withLock { state in
       state.user = .success(applied.document)
       state.userIdentity = identity
+      state.merged = applied.merged
       if let landed { state.ownWritesLanded = landed }
       // A key whose holders' last change is now in the file has it as its base from there
       // on; one whose change was dropped takes the file's.
@@ -101,7 +102,7 @@ extension DefaultsFile {
   /// what `tether set` does, through the library's own write path.
   static func set(_ name: String, literal: INIValue?, in path: String) throws {
     let lock = try lockFile(for: path)
-    try apply([name: Change(literal: literal, base: .none)], to: path, watch: nil)
+    try apply([name: Change(literal: literal, base: .none)], to: path, watch: nil, known: nil)
     _ = consume lock
   }
 
@@ -124,23 +125,50 @@ extension DefaultsFile {
     let document: Parsed
     let written: Set<String>
     let conflicts: [String]
+    /// What the file holds now, when its version is known: the next write's merge.
+    let merged: Merged?
+  }
+
+  /// What a write found in the file and merged into, or left there, with its version and
+  /// parse: while the file's version stays the same, the next write merges into it without
+  /// reading and parsing the file again.
+  struct Merged {
+    let snapshot: FileSnapshot
+    let parsed: Parsed
   }
 
   /// The read-merge-replace, with the file's lock held. A key whose line no longer holds its
   /// change's base was changed by someone else first, and keeps that edit.
+  ///
+  /// `known` is what the last write left, taken instead of a read of the file when the file's
+  /// version is still its version. An edit that version cannot show (in place, within one tick
+  /// of the file system's clock, the size unchanged) is still found: the replacement checks
+  /// the file's bytes against it and throws a conflict, and the retry reads the file.
   @discardableResult
   private static func apply(
-    _ changes: [String: Change], to path: String, watch: FileWatch?
+    _ changes: [String: Change], to path: String, watch: FileWatch?, known: Merged?
   ) throws -> Applied {
     // An editor does not take the lock: retry when it changed the file under us, for a time
     // rather than a count. A write is open to an editor from its read to its rename, fsync
     // included, and under I/O load one fsync can outlast the pause between an editor's saves,
     // so that a few attempts in a row can all lose to one editor saving every 10 ms.
     let deadline = ContinuousClock.now + retryTime
+    var known = known
     repeat {
-      let found = FileSnapshot.read(path)
+      let found: FileSnapshot
+      let onDisk: Parsed
+      let reused = known.flatMap { known in
+        known.snapshot.version != nil && FileVersion.of(path) == known.snapshot.version
+          ? known : nil
+      }
+      known = nil
+      if let reused {
+        (found, onDisk) = (reused.snapshot, reused.parsed)
+      } else {
+        found = FileSnapshot.read(path)
+        onDisk = try parse(found.content, origin: path).get()
+      }
       let current = found.content
-      let onDisk = try parse(current, origin: path).get()
       let edited = changes.compactMap { name, change in
         change.base.map { $0 != onDisk.entries[name]?.value } == true ? name : nil
       }
@@ -152,20 +180,29 @@ extension DefaultsFile {
         })
       let data = Data(document.render().utf8)
       let written = Set(changes.keys).subtracting(edited)
-      let applied = Applied(document: Parsed(document), written: written, conflicts: edited)
+      let parsed = Parsed(document)
       if current == .data(data)
         || (current == .missing && changes.allSatisfy { $0.value.literal == nil })
       {
-        return applied
+        // Nothing to write is said only of bytes just read: no replacement checks them.
+        if reused != nil { continue }
+        return Applied(
+          document: parsed, written: written, conflicts: edited,
+          merged: found.version.map { _ in Merged(snapshot: found, parsed: onDisk) })
       }
+      var version: FileVersion?
       do {
         try watch.replacing(with: data) { _ in
-          try AtomicFile.write(data, to: path, durable: false, expected: found)
+          let made = try AtomicFile.write(data, to: path, durable: false, expected: found)
+          version = made
+          return made
         }
       } catch is AtomicFile.Conflict {
         continue
       }
-      return applied
+      return Applied(
+        document: parsed, written: written, conflicts: edited,
+        merged: Merged(snapshot: FileSnapshot(.data(data), version: version), parsed: parsed))
     } while ContinuousClock.now < deadline
     throw TetherError.invalidConfiguration(
       message: "the file kept changing while it was being written", location: path)

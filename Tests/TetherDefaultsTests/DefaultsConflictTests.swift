@@ -145,3 +145,46 @@ extension DefaultsConflictTests {
     }
   }
 }
+
+extension DefaultsConflictTests {
+  /// A save merges into what the last one wrote without reading the file again while the
+  /// file's version (inode, size, modification time) is the same. An edit made in place that
+  /// leaves all three as they were (within one tick of the file system's clock, the size
+  /// unchanged; here the time is set back) is still merged, not written over.
+  @Test func anEditInPlaceThatKeepsTheFileVersionIsMerged() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      try Data("a = 1\nb = 1\n".utf8).write(to: file)
+      try await defaultsBootstrap(folder) {
+        @Shared(.registered("a")) var a = 0
+        $a.withLock { $0 = 2 }
+        try await $a.save()
+        #expect(contents(file) == "a = 2\nb = 1\n")
+        try editInPlaceKeepingTheTime(file, "a = 2\nb = 5\n")
+        $a.withLock { $0 = 3 }
+        try await $a.save()
+        #expect(contents(file) == "a = 3\nb = 5\n")
+      }
+    }
+  }
+
+  /// Writes `text` over the file's bytes in place (same size), then sets its modification time
+  /// back to what it was.
+  private func editInPlaceKeepingTheTime(_ url: URL, _ text: String) throws {
+    var before = stat()
+    #expect(stat(url.path, &before) == 0)
+    let bytes = Array(text.utf8)
+    #expect(Int(before.st_size) == bytes.count, "an edit that keeps the size")
+    let fd = open(url.path, O_WRONLY | O_CLOEXEC)
+    #expect(fd >= 0)
+    #expect(pwrite(fd, bytes, bytes.count, 0) == bytes.count)
+    close(fd)
+    let times = [before.st_atim, before.st_mtim]
+    #expect(utimensat(AT_FDCWD, url.path, times, 0) == 0)
+    var after = stat()
+    #expect(stat(url.path, &after) == 0)
+    #expect(after.st_ino == before.st_ino && after.st_size == before.st_size)
+    #expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec)
+    #expect(after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+  }
+}
