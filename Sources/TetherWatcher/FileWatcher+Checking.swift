@@ -35,7 +35,9 @@ extension FileWatcher {
       // The thread may not have read every event the kernel queued before this read (it lags
       // under load), such as the truncation of a writer that has yet to write: what was read is
       // delivered once it has, if none of them was the file's.
-      afterQueuedEvents { [self] in confirm(path, read: read, at: before) }
+      afterQueuedEvents { [self] in
+        confirm(path, read: read, at: before, firstEvent: firstEvent)
+      }
     }
   }
 
@@ -44,10 +46,20 @@ extension FileWatcher {
   /// that no check that ran meanwhile delivered something newer first, and a write under way
   /// during the first read (whose event the kernel queues only once it is done) is seen.
   /// Otherwise the file settles again: a writer is at work on it.
-  func confirm(_ path: String, read: FileSnapshot, at before: WatchedFiles.ReadingPoint) {
+  ///
+  /// Events lost meanwhile (an overflow) take the file as being written, within the burst that
+  /// began at `firstEvent`, not as a new one: it is read again once the maximum wait has passed
+  /// since then and it has been quiet for the settle delay. A flood that overflows the queue
+  /// again and again would otherwise hold a change back for as long as the flood lasts.
+  func confirm(
+    _ path: String, read: FileSnapshot, at before: WatchedFiles.ReadingPoint, firstEvent: UInt64
+  ) {
     let key = HashedPath(path)
-    guard state.withLock({ $0.files.readingPoint(key) }) == before else {
-      return settler.dirty(path)
+    guard let now = state.withLock({ $0.files.readingPoint(key) }) else { return }
+    if now != before {
+      guard now.movedOnlyByLosses(since: before) else { return settler.dirty(path) }
+      let empty = read.content == .data(Data())
+      if postpone(path, beingWritten: true, empty: empty, firstEvent: firstEvent) { return }
     }
     let again = FileSnapshot.read(path)
     guard again.isSame(as: read) else { return settler.dirty(path) }

@@ -1,3 +1,4 @@
+import Dispatch
 import TetherFiles
 
 /// Checking a file at once when an event ends a write of it: a close after writing, or a
@@ -14,6 +15,7 @@ extension FileWatcher {
   /// before the read is taken up and none of them was the file's, and the file still holds
   /// them. Runs on the delivery queue.
   func checkEnded(_ path: String) {
+    let endedAt = DispatchTime.now().uptimeNanoseconds
     let key = HashedPath(path)
     guard let before = state.withLock({ $0.files.readingPoint(key) }) else { return }
     let read = FileSnapshot.read(path)
@@ -34,7 +36,9 @@ extension FileWatcher {
       // The thread may not have read every event the kernel queued before the read: another
       // writer's truncation and first bytes, say. Once it has, the file's reading point says
       // whether any of them was this file's.
-      afterQueuedEvents { [self] in confirm(path, read: read, at: before) }
+      afterQueuedEvents { [self] in
+        confirm(path, read: read, at: before, firstEvent: endedAt)
+      }
     }
   }
 }

@@ -98,6 +98,8 @@ extension FileWatcher {
   func queueOverflowed() {
     state.withLock { $0.counts.overflows += 1 }
     eventsLost()
+    // The event a test's pause waits at may have been lost with the others.
+    honourPause()
   }
 
   /// An event for `file` in a watched folder (with whether its writer still has it open, when

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TetherWatcher
 
 // The kernel's inotify queue overflowing while the watcher is paused.
@@ -82,6 +83,56 @@ extension Helper {
     FileWatcher.shared.resumeForTesting()
     Thread.sleep(forTimeInterval: 0.2)
     finishWriting(writer, recorder)
+    withExtendedLifetime(watch) {}
+  }
+}
+
+extension Helper {
+  /// `overflowsKeepComing`: overflows the watcher's queue again and again (each round pauses
+  /// the watcher, writes to noise files in `folder` until the queue overflows, and resumes it),
+  /// and in the third round replaces the watched file by a rename after the overflow, so that
+  /// its event is lost. The rounds go on until the change arrives, for at most 30 s: a change
+  /// must not wait for the flood to end.
+  static func overflowsKeepComing(folder: String) {
+    let file = "\(folder)/data.json"
+    write(file, "before")
+    let delivered = DispatchSemaphore(value: 0)
+    let watch = FileWatcher.shared.watch(file) { content in
+      if content == .data(Data("after".utf8)) { delivered.signal() }
+    }
+    let stop = Atomic(false)
+    let changedAfter = Atomic(0)
+    let stopped = DispatchSemaphore(value: 0)
+    // A modification event per write to a noise file held open; 50 of them in turn, so that
+    // no event repeats the one before it (the kernel merges those).
+    let noise = (0..<50).map { open("\(folder)/noise\($0)", O_WRONLY | O_CREAT, 0o600) }
+    guard noise.allSatisfy({ $0 >= 0 }) else { fail("cannot open the noise files: \(errno)") }
+    Thread {
+      let byte: [UInt8] = [0x78]
+      var round = 0
+      while !stop.load(ordering: .relaxed) {
+        FileWatcher.shared.pauseForTesting()
+        for index in 0..<overflowingFileCount { _ = pwrite(noise[index % 50], byte, 1, 0) }
+        if round == 2 {
+          changedAfter.store(FileWatcher.shared.statistics.overflows, ordering: .relaxed)
+          write("\(folder)/data.json.new", "after")
+          guard rename("\(folder)/data.json.new", file) == 0 else { fail("rename: \(errno)") }
+        }
+        FileWatcher.shared.resumeForTesting()
+        round += 1
+        Thread.sleep(forTimeInterval: 0.01)
+      }
+      for descriptor in noise { close(descriptor) }
+      stopped.signal()
+    }.start()
+    let result = delivered.wait(timeout: .now() + .seconds(30))
+    let during = FileWatcher.shared.statistics.overflows - changedAfter.load(ordering: .relaxed)
+    stop.store(true, ordering: .relaxed)
+    stopped.wait()
+    report(FileWatcher.shared.statistics) {
+      $0.delivered = result == .success ? 1 : 0
+      $0.overflowsBeforeDelivery = during
+    }
     withExtendedLifetime(watch) {}
   }
 }

@@ -35,6 +35,7 @@ extension Helper {
     case .overflow(let folder): overflow(folder: folder)
     case .overflowLostWake(let folder): overflowLostWake(folder: folder)
     case .overflowMidWrite(let folder): overflowMidWrite(folder: folder)
+    case .overflowsKeepComing(let folder): overflowsKeepComing(folder: folder)
     case .laggingMidWrite(let folder, let behindAWake):
       laggingMidWrite(folder: folder, behindAWake: behindAWake)
     case .emptiedBehindASlowSubscriber(let folder): emptiedBehindASlowSubscriber(folder: folder)

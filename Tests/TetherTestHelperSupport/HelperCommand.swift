@@ -76,6 +76,11 @@ public enum HelperCommand: Codable, Sendable, Equatable {
   /// writes and closes. Only the written content may arrive, never the empty file.
   case overflowMidWrite(folder: String)
 
+  /// The watcher's queue overflows again and again (paused, flooded, resumed, every few hundred
+  /// milliseconds) while the watched file of `folder` is replaced once; reports whether the
+  /// change arrived while the overflows went on, and how many came before it.
+  case overflowsKeepComing(folder: String)
+
   /// A writer truncates the watched file of `folder` while the watcher thread is paused, and a
   /// check of the file falls due then; the thread goes on, and the writer writes and closes.
   /// With `behindAWake`, a wake-up of the thread and 5,000 other events are queued before the

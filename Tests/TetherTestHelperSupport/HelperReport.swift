@@ -57,6 +57,8 @@ public struct HelperReport: Codable, Sendable, Equatable {
   public var delivered: Int?
   /// Whether the awaited change after the first one arrived too.
   public var deliveredAgain: Bool?
+  /// Overflows of the kernel's queue between a change and its delivery.
+  public var overflowsBeforeDelivery: Int?
   /// Deliveries of a watched file's content, whatever it was.
   public var deliveries: Int?
   /// Deliveries of the empty file a writer left for a while.

@@ -138,6 +138,17 @@ import TetherTesting
     }
   }
 
+  /// Overflows that keep coming (a flood of events in a watched folder) hold up a change of a
+  /// watched file for the writer wait at most, never until the flood ends.
+  @Test func aChangeArrivesWhileOverflowsKeepComing() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runHelper(.overflowsKeepComing(folder: root.path))
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report.delivered == 1, "\(result.output)")
+      #expect((result.report.overflowsBeforeDelivery ?? 0) >= 1, "\(result.output)")
+    }
+  }
+
   /// A check that falls due while the watcher thread has yet to read a writer's truncation waits
   /// for the thread to catch up, and so for the writer, instead of delivering the empty file.
   @Test func aCheckWaitsForTheEventsQueuedBeforeIt() async throws {

@@ -39,6 +39,9 @@ package struct WatchedFiles {
     /// Events read for the file since it was watched: two reading points with the same count
     /// have no event of the file between them.
     package var events: UInt64 = 0
+    /// How many times events were lost since the file was watched (overflows, rebuilds): the
+    /// file's among them, perhaps.
+    package var losses: UInt64 = 0
   }
 
   /// Where a file stands as a check reads it: a check at the end of a write delivers what it
@@ -51,6 +54,15 @@ package struct WatchedFiles {
     package let events: UInt64
     /// Whether a writer seemed to hold the file open (see ``Entry/beingWritten``).
     package let beingWritten: Bool
+    /// Times events were lost (see ``Entry/losses``).
+    package let losses: UInt64
+
+    /// Whether nothing but lost events (which take the file as being written) came between
+    /// `earlier` and this point: no event read for the file, no own write landed.
+    package func movedOnlyByLosses(since earlier: ReadingPoint) -> Bool {
+      ownWritesLanded == earlier.ownWritesLanded && events == earlier.events
+        && losses != earlier.losses
+    }
   }
 
   /// What a check of a file's content comes to.
@@ -121,7 +133,8 @@ package struct WatchedFiles {
   package func readingPoint(_ key: HashedPath) -> ReadingPoint? {
     entries[key].map {
       ReadingPoint(
-        ownWritesLanded: $0.ownWritesLanded, events: $0.events, beingWritten: $0.beingWritten)
+        ownWritesLanded: $0.ownWritesLanded, events: $0.events, beingWritten: $0.beingWritten,
+        losses: $0.losses)
     }
   }
 
@@ -186,12 +199,12 @@ package struct WatchedFiles {
     return true
   }
 
-  /// Takes every file as being written, after events were lost (counted as one more event of
-  /// each); returns their paths.
+  /// Takes every file as being written, after events were lost (counted as a loss of each);
+  /// returns their paths.
   package mutating func assumeAllBeingWritten() -> [HashedPath] {
     for index in entries.indices {
       entries.values[index].beingWritten = true
-      entries.values[index].events += 1
+      entries.values[index].losses += 1
     }
     return Array(entries.keys)
   }

@@ -173,7 +173,11 @@ import TetherWatcher
     let afterOwnWrite = try #require(files.readingPoint(file))
     #expect(afterOwnWrite != afterEvent)
     _ = files.assumeAllBeingWritten()
-    #expect(files.readingPoint(file) != afterOwnWrite)
+    let afterLoss = try #require(files.readingPoint(file))
+    #expect(afterLoss != afterOwnWrite)
+    #expect(afterLoss.movedOnlyByLosses(since: afterOwnWrite))
+    #expect(!afterOwnWrite.movedOnlyByLosses(since: afterEvent), "an own write landed")
+    #expect(!afterEvent.movedOnlyByLosses(since: start), "an event of the file")
     #expect(files.readingPoint(HashedPath("/data/a/other.json")) == nil)
   }
 
