@@ -136,3 +136,82 @@ extension Helper {
     withExtendedLifetime(watch) {}
   }
 }
+
+extension Helper {
+  /// `watchChurnUnderFlood`: see ``HelperCommand/watchChurnUnderFlood(folder:)``. In a process
+  /// of its own: a flood of its watcher holds up every delivery of the process meanwhile.
+  static func watchChurnUnderFlood(folder root: String) {
+    let flooded = "\(root)/flooded"
+    make(flooded)
+    let anchor = FileWatcher.shared.watch("\(flooded)/anchor") { _ in }
+    let floodDone = DispatchSemaphore(value: 0)
+    Thread {
+      for index in 0..<20_000 {
+        let path = "\(flooded)/f\(index % 50)"
+        write(path, "x")
+        unlink(path)
+      }
+      floodDone.signal()
+    }.start()
+    // The folders do not exist: each watch waits through `root`, whose watch is wanted only
+    // while one of them stands.
+    let churned = DispatchGroup()
+    for thread in 0..<8 {
+      churned.enter()
+      Thread {
+        for round in 0..<150 {
+          let watch = FileWatcher.shared.watch("\(root)/t\(thread)-\(round % 5)/f") { _ in }
+          watch.cancel()
+        }
+        churned.leave()
+      }.start()
+    }
+    churned.wait()
+    func inode(_ path: String) -> UInt64 {
+      var info = stat()
+      guard stat(path, &info) == 0 else { fail("stat \(path): \(errno)") }
+      return UInt64(info.st_ino)
+    }
+    /// The kernel's watches of this process's watcher: the mask of each, by inode.
+    func masks() -> [UInt64: UInt32] {
+      var masks: [UInt64: UInt32] = [:]
+      for line in inotifyWatchLines() ?? [] {
+        let fields = line.split(separator: " ")
+        func field(_ name: String) -> Substring? {
+          fields.first { $0.hasPrefix(name) }?.dropFirst(name.count)
+        }
+        if let inode = field("ino:").flatMap({ UInt64($0, radix: 16) }),
+          let mask = field("mask:").flatMap({ UInt32($0, radix: 16) })
+        {
+          masks[inode] = mask
+        }
+      }
+      return masks
+    }
+    let (rootInode, floodedInode) = (inode(root), inode(flooded))
+    func eventually(_ condition: () -> Bool) -> Bool {
+      let deadline = ContinuousClock.now + .seconds(30)
+      while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        Thread.sleep(forTimeInterval: 0.01)
+      }
+      return true
+    }
+    let stood = eventually { masks()[floodedInode] != nil }
+    let narrowed = eventually { masks()[rootInode].map { $0 & UInt32(IN_CREATE) == 0 } ?? false }
+    floodDone.wait()
+    // The watcher still works afterwards.
+    let delivered = DispatchSemaphore(value: 0)
+    let watch = FileWatcher.shared.watch("\(root)/after.json") { content in
+      if content == .data(Data("alive".utf8)) { delivered.signal() }
+    }
+    write("\(root)/after.json", "alive")
+    let result = delivered.wait(timeout: .now() + .seconds(30))
+    report(FileWatcher.shared.statistics) {
+      $0.stood = stood
+      $0.narrowed = narrowed
+      $0.delivered = result == .success ? 1 : 0
+    }
+    withExtendedLifetime((anchor, watch)) {}
+  }
+}

@@ -36,6 +36,7 @@ extension Helper {
     case .overflowLostWake(let folder): overflowLostWake(folder: folder)
     case .overflowMidWrite(let folder): overflowMidWrite(folder: folder)
     case .overflowsKeepComing(let folder): overflowsKeepComing(folder: folder)
+    case .watchChurnUnderFlood(let folder): watchChurnUnderFlood(folder: folder)
     case .laggingMidWrite(let folder, let behindAWake):
       laggingMidWrite(folder: folder, behindAWake: behindAWake)
     case .emptiedBehindASlowSubscriber(let folder): emptiedBehindASlowSubscriber(folder: folder)

@@ -76,6 +76,12 @@ public enum HelperCommand: Codable, Sendable, Equatable {
   /// writes and closes. Only the written content may arrive, never the empty file.
   case overflowMidWrite(folder: String)
 
+  /// Eight threads add and cancel watches of files in folders of `folder` not made yet (150
+  /// each) while another thread floods a watched folder with events; reports whether the
+  /// flooded folder's watch stood, whether `folder`'s narrowed to its moves once no watch
+  /// waited through it, and whether a change made afterwards arrived.
+  case watchChurnUnderFlood(folder: String)
+
   /// The watcher's queue overflows again and again (paused, flooded, resumed, every few hundred
   /// milliseconds) while the watched file of `folder` is replaced once; reports whether the
   /// change arrived while the overflows went on, and how many came before it.

@@ -48,6 +48,8 @@ public struct HelperReport: Codable, Sendable, Equatable {
   public var rebuildsAfterDrop: Int?
   /// Whether a folder's kernel watch stood while its last watch went and a new one came.
   public var stood: Bool?
+  /// Whether a folder's watch narrowed to its moves once only its descendants wanted it.
+  public var narrowed: Bool?
   /// Milliseconds between the last watch's cancellation and the release of its folders.
   public var releasedAfterMilliseconds: Int?
 
