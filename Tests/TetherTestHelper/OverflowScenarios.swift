@@ -18,16 +18,14 @@ extension Helper {
   static func overflow(folder: String) {
     let file = "\(folder)/data.json"
     write(file, "before")
-    let delivered = DispatchSemaphore(value: 0)
-    let watch = FileWatcher.shared.watch(file) { content in
-      if content == .data(Data("after".utf8)) { delivered.signal() }
-    }
+    let recorder = TextRecorder(awaiting: "after")
+    let watch = FileWatcher.shared.watch(file) { recorder.record($0) }
     FileWatcher.shared.pauseForTesting()
     for index in 0..<overflowingFileCount { write("\(folder)/noise\(index)", "") }
     write(file, "after")
     FileWatcher.shared.resumeForTesting()
-    let result = delivered.wait(timeout: .now() + 20)
-    report(FileWatcher.shared.statistics) { $0.delivered = result == .success ? 1 : 0 }
+    let arrivals = recorder.waitAndCount()
+    report(FileWatcher.shared.statistics) { $0.delivered = arrivals.delivered }
     withExtendedLifetime(watch) {}
   }
 
@@ -91,15 +89,13 @@ extension Helper {
   /// `overflowsKeepComing`: overflows the watcher's queue again and again (each round pauses
   /// the watcher, writes to noise files in `folder` until the queue overflows, and resumes it),
   /// and in the third round replaces the watched file by a rename after the overflow, so that
-  /// its event is lost. The rounds go on until the change arrives, for at most 30 s: a change
+  /// its event is lost. The rounds go on until the change arrives, for at most 20 s: a change
   /// must not wait for the flood to end.
   static func overflowsKeepComing(folder: String) {
     let file = "\(folder)/data.json"
     write(file, "before")
-    let delivered = DispatchSemaphore(value: 0)
-    let watch = FileWatcher.shared.watch(file) { content in
-      if content == .data(Data("after".utf8)) { delivered.signal() }
-    }
+    let recorder = TextRecorder(awaiting: "after")
+    let watch = FileWatcher.shared.watch(file) { recorder.record($0) }
     let stop = Atomic(false)
     let changedAfter = Atomic(0)
     let stopped = DispatchSemaphore(value: 0)
@@ -125,12 +121,12 @@ extension Helper {
       for descriptor in noise { close(descriptor) }
       stopped.signal()
     }.start()
-    let result = delivered.wait(timeout: .now() + .seconds(30))
+    let arrivals = recorder.waitAndCount()
     let during = FileWatcher.shared.statistics.overflows - changedAfter.load(ordering: .relaxed)
     stop.store(true, ordering: .relaxed)
     stopped.wait()
     report(FileWatcher.shared.statistics) {
-      $0.delivered = result == .success ? 1 : 0
+      $0.delivered = arrivals.delivered
       $0.overflowsBeforeDelivery = during
     }
     withExtendedLifetime(watch) {}
@@ -201,16 +197,14 @@ extension Helper {
     let narrowed = eventually { masks()[rootInode].map { $0 & UInt32(IN_CREATE) == 0 } ?? false }
     floodDone.wait()
     // The watcher still works afterwards.
-    let delivered = DispatchSemaphore(value: 0)
-    let watch = FileWatcher.shared.watch("\(root)/after.json") { content in
-      if content == .data(Data("alive".utf8)) { delivered.signal() }
-    }
+    let recorder = TextRecorder(awaiting: "alive")
+    let watch = FileWatcher.shared.watch("\(root)/after.json") { recorder.record($0) }
     write("\(root)/after.json", "alive")
-    let result = delivered.wait(timeout: .now() + .seconds(30))
+    let arrivals = recorder.waitAndCount()
     report(FileWatcher.shared.statistics) {
       $0.stood = stood
       $0.narrowed = narrowed
-      $0.delivered = result == .success ? 1 : 0
+      $0.delivered = arrivals.delivered
     }
     withExtendedLifetime((anchor, watch)) {}
   }
