@@ -102,23 +102,27 @@ extension FileWatcher {
     honourPause()
   }
 
-  /// An event for `file` in a watched folder (with whether its writer still has it open, when
-  /// the event says, and whether it ends a write); returns the folders waited for that a folder
-  /// made or moved at `file` may be (only a folder's event can make one appear).
+  /// Takes up `events` of names in watched folders, in order, under one lock (each counted as
+  /// taken up before its file is looked for, as ``eventTakenUp()`` does); returns the folders
+  /// waited for that a folder made or moved at one of them may be (only a folder's event can
+  /// make one appear).
   ///
-  /// An event that ends a write has the file checked at once; any other lets it settle.
-  func fileEvent(
-    _ file: String, writerStillOpen: Bool?, endsAWrite: Bool, isDirectory: Bool
-  ) -> [String] {
-    let (isWatched, tap, awaited) = state.withLock { state in
-      (
-        state.files.noteEvent(HashedPath(file), writerStillOpen: writerStillOpen),
-        state.hooks.eventTap, isDirectory ? state.folders.awaited(at: file) : []
-      )
+  /// An event that ends a write has its file checked at once; any other lets it settle.
+  func takeUp(_ events: [FolderEvent]) -> [String] {
+    let (watched, tap, awaited) = state.withLock { state in
+      var watched: [Bool] = []
+      watched.reserveCapacity(events.count)
+      var awaited: [String] = []
+      for event in events {
+        state.handshake.eventHandled()
+        watched.append(state.files.noteEvent(event.key, writerStillOpen: event.writerStillOpen))
+        if event.isDirectory { awaited += state.folders.awaited(at: event.file) }
+      }
+      return (watched, state.hooks.eventTap, awaited)
     }
-    if isWatched {
-      tap?(file)
-      if endsAWrite { settler.ended(file) } else { settler.dirty(file) }
+    for (event, isWatched) in zip(events, watched) where isWatched {
+      tap?(event.file)
+      if event.endsAWrite { settler.ended(event.file) } else { settler.dirty(event.file) }
     }
     return awaited
   }

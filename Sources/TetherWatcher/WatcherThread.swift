@@ -6,7 +6,11 @@ import TetherFiles
 /// The loop of a watcher's dedicated OS thread: the only code that calls its inotify backend.
 ///
 /// It blocks for the next event until one or a wake-up (a write to the control file) arrives,
-/// applies the requested watches, and turns events for watched files into checks.
+/// applies the requested watches, and turns events for watched files into checks. The events
+/// of names in watched folders that are ready together (up to ``batchLimit``) are taken up
+/// together, under one lock: a caller adding or cancelling a watch takes the same lock, and
+/// the lock hands itself to its waiters in turn, so eight threads doing so all the time made
+/// each event wait for eight of them.
 final class WatcherThread {
   private let watcher: FileWatcher
   private let control: ControlFile
@@ -32,6 +36,10 @@ final class WatcherThread {
   /// them again starts the backend afresh. Until then the other folders' watches are left alone.
   private var dropped: Set<String> = []
   private var renames = Inotify.RenamePairing()
+  /// Events of names in watched folders read and not yet taken up (see ``takeUpBatch()``).
+  private var batch: [FolderEvent] = []
+  /// The most events taken up at once: the lock they are taken up under is held that long.
+  private static let batchLimit = 64
 
   init(watcher: FileWatcher, control: ControlFile, backend: any InotifyBackend) {
     self.watcher = watcher
@@ -47,15 +55,22 @@ final class WatcherThread {
     }
     guard sync() else { return }
     while true {
+      if batch.count >= Self.batchLimit {
+        guard takeUpBatch() else { return }
+      }
       let event: Inotify.Event?
       do {
-        event = try backend.nextEvent()
+        // With a batch, only an event ready now: before waiting, the batch is taken up.
+        event = try backend.nextEvent(waiting: batch.isEmpty)
       } catch {
         FileWatcher.logger.error("reading inotify events failed: \(error); re-initialising")
-        guard rebuild() else { return }
+        guard takeUpBatch(), rebuild() else { return }
         continue
       }
-      guard let event else { continue }
+      guard let event else {
+        guard takeUpBatch() else { return }
+        continue
+      }
       guard handle(event) else { return }
     }
   }
@@ -88,7 +103,16 @@ final class WatcherThread {
   }
 
   /// Handles one event; `false` when the thread must stop (polling took over).
+  ///
+  /// An event of a name in a watched folder joins the batch. Any other is handled alone once
+  /// the batch is taken up, so that events are handled in the order the kernel queued them.
   private func handle(_ event: Inotify.Event) -> Bool {
+    if event.wd != controlWatch, paths[event.wd] != nil, !event.has(IN_Q_OVERFLOW),
+      !Self.leftItsPath(event)
+    {
+      return batchUp(event)
+    }
+    guard takeUpBatch() else { return false }
     if event.wd == controlWatch { return handleControl(event) }
     watcher.eventTakenUp()
     if event.has(IN_Q_OVERFLOW) {
@@ -96,21 +120,43 @@ final class WatcherThread {
       // A wake-up may be among the lost events: its caller would wait for the next one.
       return sync(full: false)
     }
-    let leftItsPath =
-      event.has(IN_IGNORED) || event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF)
-      || event.has(IN_UNMOUNT)
+    let leftItsPath = Self.leftItsPath(event)
     if let ancestor = ancestorPaths[event.wd] {
       // Other events come only while a caller's own watch of the folder awaits the thread.
       return leftItsPath ? drop(ancestor) : true
     }
     // Unknown descriptors belong to watches removed on purpose (their IN_IGNORED).
     guard let path = paths[event.wd] else { return true }
-    if leftItsPath { return drop(path) }
+    return leftItsPath ? drop(path) : batchUp(event)
+  }
+
+  /// Whether `event` says its watch's folder went away (deleted, moved, unmounted, or the
+  /// watch removed).
+  private static func leftItsPath(_ event: Inotify.Event) -> Bool {
+    event.has(IN_IGNORED) || event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF)
+      || event.has(IN_UNMOUNT)
+  }
+
+  /// Adds the event of a name in the watched folder of `event.wd` to the batch. A folder's
+  /// event is taken up at once: it may be one that watched files wait for, whose sync must
+  /// come before the events after it.
+  private func batchUp(_ event: Inotify.Event) -> Bool {
+    guard let path = paths[event.wd] else { return true }
     let movedFrom = renames.source(of: event)
-    let file = path == "/" ? "/" + event.name : path + "/" + event.name
-    let awaited = watcher.fileEvent(
-      file, writerStillOpen: event.writerStillOpen(movedFrom: movedFrom),
-      endsAWrite: event.endsAWrite, isDirectory: event.has(IN_ISDIR))
+    batch.append(
+      FolderEvent(
+        file: path == "/" ? "/" + event.name : path + "/" + event.name,
+        writerStillOpen: event.writerStillOpen(movedFrom: movedFrom),
+        endsAWrite: event.endsAWrite, isDirectory: event.has(IN_ISDIR)))
+    return event.has(IN_ISDIR) ? takeUpBatch() : true
+  }
+
+  /// Hands the batch to the watcher, which takes its events up in order; `false` when the sync
+  /// a folder's event led to found polling must take over.
+  private func takeUpBatch() -> Bool {
+    guard !batch.isEmpty else { return true }
+    let awaited = watcher.takeUp(batch)
+    batch.removeAll(keepingCapacity: true)
     // A directory that watched files wait for (through a watched ancestor) appeared or moved
     // here. One with a watch of its own is served already, and one not yet looked at will be
     // by its wake-up: a folder made for a new key does not make every directory looked at.

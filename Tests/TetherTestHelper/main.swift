@@ -37,6 +37,7 @@ extension Helper {
     case .overflowMidWrite(let folder): overflowMidWrite(folder: folder)
     case .overflowsKeepComing(let folder): overflowsKeepComing(folder: folder)
     case .watchChurnUnderFlood(let folder): watchChurnUnderFlood(folder: folder)
+    case .keyChurn(let folder): keyChurn(folder: folder)
     case .laggingMidWrite(let folder, let behindAWake):
       laggingMidWrite(folder: folder, behindAWake: behindAWake)
     case .emptiedBehindASlowSubscriber(let folder): emptiedBehindASlowSubscriber(folder: folder)

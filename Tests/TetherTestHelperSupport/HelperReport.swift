@@ -59,6 +59,8 @@ public struct HelperReport: Codable, Sendable, Equatable {
   public var delivered: Int?
   /// Whether the awaited change after the first one arrived too.
   public var deliveredAgain: Bool?
+  /// Whether a change arrived while other threads were still adding and cancelling watches.
+  public var deliveredWhileChurning: Bool?
   /// Overflows of the kernel's queue between a change and its delivery.
   public var overflowsBeforeDelivery: Int?
   /// Deliveries of a watched file's content, whatever it was.

@@ -151,6 +151,19 @@ extension DeliveryTests {
 }
 
 extension DeliveryTests {
+  /// Eight threads making and dropping file keys (each adds and cancels a watch) while the
+  /// watcher has events to take up: a watched file's change arrives while they go on. Taking
+  /// each event up under the lock they all take, the watcher fell seconds behind, and the
+  /// change came once they stopped.
+  @Test func aChangeArrivesWhileEightThreadsMakeAndDropKeys() async throws {
+    try await withTemporaryDirectory { root in
+      let result = try await runHelper(.keyChurn(folder: root.path))
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.report.delivered == 1, "\(result.output)")
+      #expect(result.report.deliveredWhileChurning == true, "\(result.output)")
+    }
+  }
+
   /// A baseline read before a change the watcher then saw, for a file it did not know yet:
   /// the watch must not trust that baseline.
   @Test func aChangeSeenBetweenTheBaselineAndTheWatchIsDelivered() async throws {

@@ -66,6 +66,18 @@ enum Inotify {
   /// which moves every folder under it (none of which gets an event of its own).
   static let ancestorMask: Int32 = IN_MOVE_SELF | IN_DELETE_SELF | IN_ONLYDIR
 
+  /// Whether the inotify instance `fd` has events queued in the kernel; `false` when it cannot
+  /// tell. A `poll` that does not wait: the kernel answers it from the queue's head, where
+  /// `FIONREAD` walks the whole queue (thousands of events behind a lagging reader).
+  static func hasQueuedEvents(descriptor fd: Int32) -> Bool {
+    var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    do {
+      return try systemCall("poll(inotify)") { poll(&request, 1, 0) } > 0
+    } catch {
+      return false
+    }
+  }
+
   /// The `/proc/self/fd` entry that is an inotify instance watching `inode`.
   static func instance(watching inode: UInt64) -> Int32? {
     let needle = "ino:" + String(inode, radix: 16) + " "

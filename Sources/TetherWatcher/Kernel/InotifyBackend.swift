@@ -17,8 +17,9 @@ protocol InotifyBackend: AnyObject {
   /// Removes a live watch; `false` when the kernel had dropped it.
   func removeWatch(_ wd: Int32) -> Bool
 
-  /// Blocks until an event arrives; `nil` when interrupted.
-  func nextEvent() throws(SystemError) -> Inotify.Event?
+  /// The next event: waits for one to arrive, or (`waiting == false`) returns `nil` at once
+  /// when none is ready, buffered or queued; `nil` also when interrupted.
+  func nextEvent(waiting: Bool) throws(SystemError) -> Inotify.Event?
 
   /// The instance's descriptor, once it watches the folder whose inode is `inode`.
   func descriptor(watching inode: UInt64) -> Int32?

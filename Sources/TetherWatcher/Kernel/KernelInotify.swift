@@ -44,8 +44,9 @@ final class KernelInotify: InotifyBackend {
     }
   }
 
-  func nextEvent() throws(SystemError) -> Inotify.Event? {
+  func nextEvent(waiting: Bool) throws(SystemError) -> Inotify.Event? {
     if next == pending.count {
+      guard waiting || Inotify.hasQueuedEvents(descriptor: fd) else { return nil }
       pending.removeAll(keepingCapacity: true)
       next = 0
       let fd = fd

@@ -40,9 +40,12 @@ final class LibInotifyTools: InotifyBackend {
     inotifytools_remove_watch_by_wd(wd) != 0
   }
 
-  func nextEvent() throws(SystemError) -> Inotify.Event? {
-    // Always one event at a time: asking for more makes the library busy-spin.
-    guard let event = inotifytools_next_event(0) else {
+  func nextEvent(waiting: Bool) throws(SystemError) -> Inotify.Event? {
+    // Always one event at a time: asking for more makes the library busy-spin. A timeout of 0
+    // is "wait" to `next_event` and "do not wait" to `next_events`; both hand out what the
+    // library has buffered first.
+    let next = waiting ? inotifytools_next_event(0) : inotifytools_next_events(0, 1)
+    guard let event = next else {
       let code = inotifytools_error()
       if code == EINTR || code == 0 { return nil }
       throw SystemError(call: "inotifytools_next_event", code: code)
