@@ -110,10 +110,10 @@ final class WatcherThread {
   /// An event of a name in a watched folder joins the batch. Any other is handled alone once
   /// the batch is taken up, so that events are handled in the order the kernel queued them.
   private func handle(_ event: Inotify.Event) -> Bool {
-    if event.wd != controlWatch, paths[event.wd] != nil, !event.has(IN_Q_OVERFLOW),
+    if event.wd != controlWatch, let path = paths[event.wd], !event.has(IN_Q_OVERFLOW),
       !Self.leftItsPath(event)
     {
-      return batchUp(event)
+      return batchUp(event, in: path)
     }
     guard takeUpBatch() else { return false }
     if event.wd == controlWatch { return handleControl(event) }
@@ -130,7 +130,7 @@ final class WatcherThread {
     }
     // Unknown descriptors belong to watches removed on purpose (their IN_IGNORED).
     guard let path = paths[event.wd] else { return true }
-    return leftItsPath ? drop(path) : batchUp(event)
+    return leftItsPath ? drop(path) : batchUp(event, in: path)
   }
 
   /// Whether `event` says its watch's folder went away (deleted, moved, unmounted, or the
@@ -140,11 +140,10 @@ final class WatcherThread {
       || event.has(IN_UNMOUNT)
   }
 
-  /// Adds the event of a name in the watched folder of `event.wd` to the batch. A folder's
-  /// event is taken up at once: it may be one that watched files wait for, whose sync must
-  /// come before the events after it.
-  private func batchUp(_ event: Inotify.Event) -> Bool {
-    guard let path = paths[event.wd] else { return true }
+  /// Adds the event of a name in the watched folder `path` to the batch. A folder's event is
+  /// taken up at once: it may be one that watched files wait for, whose sync must come before
+  /// the events after it.
+  private func batchUp(_ event: Inotify.Event, in path: String) -> Bool {
     let movedFrom = renames.source(of: event)
     batch.append(
       FolderEvent(

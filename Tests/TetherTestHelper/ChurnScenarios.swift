@@ -40,14 +40,11 @@ extension Helper {
     }
     churning.wait()
     // Events for the watcher thread to take up before the change's, queued while it is paused:
-    // 8,000 (the kernel queues 16,384), 50 names in turn (it merges an event with the one
-    // before it when they are the same).
-    let noise = (0..<50).map { open("\(noisy)/noise\($0)", O_WRONLY | O_CREAT, 0o600) }
-    guard noise.allSatisfy({ $0 >= 0 }) else { fail("cannot open the noise files: \(errno)") }
+    // 8,000 (the kernel queues 16,384).
+    let noise = NoiseFiles(in: noisy)
     FileWatcher.shared.pauseForTesting()
-    let byte: [UInt8] = [0x78]
-    for index in 0..<8_000 { _ = pwrite(noise[index % 50], byte, 1, 0) }
-    for descriptor in noise { close(descriptor) }
+    noise.modify(8_000)
+    noise.close()
     write("\(bystander).new", "after")
     guard rename("\(bystander).new", bystander) == 0 else { fail("rename: \(errno)") }
     FileWatcher.shared.resumeForTesting()

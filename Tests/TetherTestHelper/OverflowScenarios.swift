@@ -99,16 +99,12 @@ extension Helper {
     let stop = Atomic(false)
     let changedAfter = Atomic(0)
     let stopped = DispatchSemaphore(value: 0)
-    // A modification event per write to a noise file held open; 50 of them in turn, so that
-    // no event repeats the one before it (the kernel merges those).
-    let noise = (0..<50).map { open("\(folder)/noise\($0)", O_WRONLY | O_CREAT, 0o600) }
-    guard noise.allSatisfy({ $0 >= 0 }) else { fail("cannot open the noise files: \(errno)") }
+    let noise = NoiseFiles(in: folder)
     Thread {
-      let byte: [UInt8] = [0x78]
       var round = 0
       while !stop.load(ordering: .relaxed) {
         FileWatcher.shared.pauseForTesting()
-        for index in 0..<overflowingFileCount { _ = pwrite(noise[index % 50], byte, 1, 0) }
+        noise.modify(overflowingFileCount)
         if round == 2 {
           changedAfter.store(FileWatcher.shared.statistics.overflows, ordering: .relaxed)
           write("\(folder)/data.json.new", "after")
@@ -118,7 +114,7 @@ extension Helper {
         round += 1
         Thread.sleep(forTimeInterval: 0.01)
       }
-      for descriptor in noise { close(descriptor) }
+      noise.close()
       stopped.signal()
     }.start()
     let arrivals = recorder.waitAndCount()
