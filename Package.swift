@@ -32,16 +32,25 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
+    // The lock every module's shared state is kept under (see UnfairMutex.swift for why not
+    // Swift's Mutex).
+    .target(
+      name: "TetherLocking",
+      dependencies: ["CTetherLinux"],
+      swiftSettings: swiftSettings
+    ),
     // The process's logger, as every module of the package reaches it: the one an app hands
     // `TetherSystem.bootstrap`, or swift-log's default for each module's label.
     .target(
       name: "TetherLogging",
-      dependencies: [.product(name: "Logging", package: "swift-log")],
+      dependencies: ["TetherLocking", .product(name: "Logging", package: "swift-log")],
       swiftSettings: swiftSettings
     ),
     .target(
       name: "Tether",
-      dependencies: ["TetherLogging", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "TetherLocking", "TetherLogging", .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: swiftSettings
     ),
     // Linux system calls Swift's Glibc module does not declare.
@@ -56,14 +65,15 @@ let package = Package(
     .target(
       name: "TetherFiles",
       dependencies: [
-        "CTetherLinux", "TetherLogging", .product(name: "Logging", package: "swift-log"),
+        "CTetherLinux", "TetherLocking", "TetherLogging",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
     ),
     .target(
       name: "TetherWatcher",
       dependencies: [
-        "CInotifyTools", "CTetherLinux", "TetherFiles", "TetherLogging",
+        "CInotifyTools", "CTetherLinux", "TetherFiles", "TetherLocking", "TetherLogging",
         .product(name: "Logging", package: "swift-log"),
       ],
       exclude: ["README.md"],
@@ -71,14 +81,14 @@ let package = Package(
     ),
     .target(
       name: "TetherInMemory",
-      dependencies: ["Tether"],
+      dependencies: ["Tether", "TetherLocking"],
       path: "Plugins/InMemory",
       swiftSettings: swiftSettings
     ),
     .target(
       name: "TetherFileStorage",
       dependencies: [
-        "Tether", "TetherFiles", "TetherWatcher", "TetherLogging",
+        "Tether", "TetherFiles", "TetherLocking", "TetherWatcher", "TetherLogging",
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Plugins/FileStorage",
@@ -87,7 +97,7 @@ let package = Package(
     .target(
       name: "TetherDefaults",
       dependencies: [
-        "Tether", "TetherFiles", "TetherWatcher", "TetherLogging",
+        "Tether", "TetherFiles", "TetherLocking", "TetherWatcher", "TetherLogging",
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Plugins/Defaults",
@@ -96,7 +106,7 @@ let package = Package(
     // Read-only: environment variables, read with the defaults strategy's literal forms.
     .target(
       name: "TetherEnvironment",
-      dependencies: ["Tether"],
+      dependencies: ["Tether", "TetherLocking"],
       path: "Plugins/Environment",
       swiftSettings: swiftSettings
     ),
@@ -104,7 +114,8 @@ let package = Package(
     .target(
       name: "TetherPostgres",
       dependencies: [
-        "Tether", "TetherLogging", .product(name: "PostgresNIO", package: "postgres-nio"),
+        "Tether", "TetherLocking", "TetherLogging",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -116,7 +127,7 @@ let package = Package(
     .target(
       name: "TetherTesting",
       dependencies: [
-        "Tether", "TetherInMemory", "TetherLogging",
+        "Tether", "TetherInMemory", "TetherLocking", "TetherLogging",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
@@ -139,7 +150,7 @@ let package = Package(
     .target(
       name: "TetherCommandLine",
       dependencies: [
-        "Tether", "TetherInMemory", "TetherFileStorage", "TetherDefaults",
+        "Tether", "TetherInMemory", "TetherFileStorage", "TetherDefaults", "TetherLocking",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: swiftSettings
@@ -169,6 +180,11 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tests/TetherTestHelper",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TetherLockingTests",
+      dependencies: ["TetherLocking", "TetherTesting"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -4,7 +4,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/file.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -60,6 +62,27 @@ static inline void tether_with_stack_buffer(
     void (*_Nonnull body)(void *_Nullable context, void *_Nonnull buffer, size_t count)) {
   unsigned char buffer[TETHER_STACK_BUFFER_SIZE];
   body(context, buffer, sizeof buffer);
+}
+
+// The futex calls behind `UnfairMutex`'s wait, which Swift cannot make (`syscall` is variadic).
+// Waits while the word at `word` is `expected`; returns on a wake-up, a signal (EINTR) or a word
+// that had changed already (EAGAIN): the caller looks at the word again in every case.
+static inline void tether_futex_wait(uint32_t *_Nonnull word, uint32_t expected) {
+  syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+// Wakes one thread waiting at `word`.
+static inline void tether_futex_wake_one(uint32_t *_Nonnull word) {
+  syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+// Tells the core this thread is spinning, so that the other hardware thread sharing it runs.
+static inline void tether_spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
 }
 
 #endif
