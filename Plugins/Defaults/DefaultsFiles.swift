@@ -1,6 +1,6 @@
-import Synchronization
 import Tether
 import TetherFiles
+import TetherLocking
 import TetherWatcher
 
 /// The defaults files of one scope, one engine per resolved path, kept while a key holds it: an
@@ -10,7 +10,7 @@ final class DefaultsFiles: Sendable {
     weak var file: DefaultsFile?
   }
 
-  private let files = Mutex<[String: Entry]>([:])
+  private let files = UnfairMutex<[String: Entry]>([:])
   /// Whose files these are. The id, not the scope: the scope keeps these files (as a local, and
   /// through its registry's keys), so keeping it here would keep both for good.
   private let scope: TetherScope.ID

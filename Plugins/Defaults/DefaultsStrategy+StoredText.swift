@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 package import Tether
+import TetherLocking
 import TetherWatcher
 
 extension DefaultsStrategy: StoredTextStrategy {
@@ -93,7 +93,7 @@ extension DefaultsStrategy: StoredTextStrategy {
   ) throws -> SharedSubscription {
     try KeyName.validate(name)
     let path = store.path
-    let last = Mutex<INIValue?>(try DefaultsFile.entry(name, in: path)?.value)
+    let last = UnfairMutex<INIValue?>(try DefaultsFile.entry(name, in: path)?.value)
     let watch = FileWatcher.shared.watch(path) { _ in
       do {
         let literal = try DefaultsFile.entry(name, in: path)?.value

@@ -1,11 +1,11 @@
 import Foundation
-import Synchronization
+import TetherLocking
 
 /// The process's environment, read and changed under one lock: `setenv` may move the variable
 /// table while `getenv` walks it, so a program (or a test) that changes variables while keys
 /// read them does so through here.
 package enum EnvironmentVariables {
-  private static let lock = Mutex(())
+  private static let lock = UnfairMutex(())
 
   /// The value of `variable`, or `nil` when it is not set.
   package static func value(of variable: String) -> String? {

@@ -1,13 +1,13 @@
 import Foundation
-import Synchronization
 import TetherFiles
+import TetherLocking
 import TetherWatcher
 
 /// A store's state and its lock, in one object that the writer's closures hold without the
-/// store. A `Mutex` inline: a `LockedState` is three allocations (itself, its `NSLock` and the
-/// lock's mutex), and this lock is not on a change's path.
+/// store. An `UnfairMutex` inline: a `LockedState` is one more allocation (itself, around its
+/// mutex), and this lock is not on a change's path.
 final class FileStoreLock: Sendable {
-  private let mutex = Mutex(FileStoreState())
+  private let mutex = UnfairMutex(FileStoreState())
   /// Taken by a write and a delivery, so that no delivery read before a write of this process
   /// applies after it. Recursive: a holder told of a change may make a key of the file.
   let view = NSRecursiveLock()

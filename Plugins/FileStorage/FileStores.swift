@@ -1,6 +1,6 @@
-import Synchronization
 import Tether
 import TetherFiles
+import TetherLocking
 import TetherWatcher
 
 /// The file stores of one scope, one per path and value type, kept while a key holds them: a
@@ -27,7 +27,7 @@ final class FileStores: Sendable {
     weak var store: FileStore?
   }
 
-  private let stores = Mutex<[Slot: Entry]>([:])
+  private let stores = UnfairMutex<[Slot: Entry]>([:])
   /// Whose stores these are. The id, not the scope: the scope keeps these stores (as a local,
   /// and through its registry's keys), so keeping it here would keep both for good.
   private let scope: TetherScope.ID

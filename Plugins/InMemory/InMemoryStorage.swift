@@ -1,5 +1,5 @@
-import Synchronization
 import Tether
+import TetherLocking
 
 /// The in-memory values of one scope, one cell per name and type.
 final class InMemoryStorage: Sendable {
@@ -9,7 +9,7 @@ final class InMemoryStorage: Sendable {
   }
 
   /// Each a `MemoryCell` of the slot's type.
-  private let cells = Mutex<[Slot: any AnyObject & Sendable]>([:])
+  private let cells = UnfairMutex<[Slot: any AnyObject & Sendable]>([:])
 
   /// The cell of `name`'s value of type `Value`; keys hold their cell, so saving never searches
   /// the table.

@@ -2,7 +2,7 @@ import CTetherLinux
 package import Foundation
 import Glibc
 import Logging
-import Synchronization
+import TetherLocking
 
 /// Crash-safe replacement of a file's content, and the clean-up of what a crash leaves behind.
 ///
@@ -271,7 +271,7 @@ package enum AtomicFile {
       && suffix.dropFirst(marker.utf8.count).allSatisfy(alphabet.contains)
   }
 
-  private static let cleanedFolders = Mutex(CleanedFolders())
+  private static let cleanedFolders = UnfairMutex(CleanedFolders())
 
   private struct CleanedFolders {
     var folders: Set<String> = []

@@ -1,6 +1,6 @@
 package import Foundation
 import Glibc
-import Synchronization
+import TetherLocking
 
 /// A file key's resolved path and folder, and the file itself when it was opened on the way.
 package struct ResolvedFile: ~Copyable {
@@ -135,7 +135,7 @@ package enum ResolvedPath {
   }
 
   /// Folders resolved before, each with the identity of the folder it resolved to.
-  private static let folders = Mutex(ResolvedFolders())
+  private static let folders = UnfairMutex(ResolvedFolders())
 
   private struct ResolvedFolders {
     var byPath: [String: ResolvedFolder] = [:]

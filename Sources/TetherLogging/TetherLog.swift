@@ -1,5 +1,5 @@
 package import Logging
-import Synchronization
+import TetherLocking
 
 /// The logger each module of Tether logs through: the one the app handed
 /// `TetherSystem.bootstrap(…logger:)`, with the module's label as its `tether.module` metadata, or
@@ -9,7 +9,7 @@ import Synchronization
 /// afresh (only warnings and errors are frequent enough to matter, and they are rare), so a
 /// logging system bootstrapped after Tether's first message is the one used.
 package enum TetherLog {
-  private static let given = Mutex<Logger?>(nil)
+  private static let given = UnfairMutex<Logger?>(nil)
 
   /// The metadata key that names the module of a message logged through a given logger.
   package static let moduleKey = "tether.module"

@@ -1,6 +1,6 @@
 public import Foundation
-import Synchronization
 public import Testing
+import TetherLocking
 
 /// What a child process printed and how it ended.
 public struct ChildResult: Sendable {
@@ -103,7 +103,8 @@ public func waitForExit(_ process: Process, timeout: Duration) async -> Int32 {
 /// the readers started was killed at its 20-second timeout (RunChildTests).
 private final class ReadingToEnd: Sendable {
   /// The bytes once read, or the one waiting for them.
-  private let state = Mutex<(data: Data?, waiting: CheckedContinuation<Data, Never>?)>((nil, nil))
+  private let state = UnfairMutex<(data: Data?, waiting: CheckedContinuation<Data, Never>?)>(
+    (nil, nil))
 
   init(_ handle: FileHandle) {
     Thread { [self] in

@@ -1,8 +1,8 @@
 public import Foundation
 import Glibc
-import Synchronization
 public import Testing
 package import Tether
+import TetherLocking
 
 /// Makes a FIFO (named pipe) at `url`, for tests that a data file which is one never blocks.
 ///
@@ -62,7 +62,7 @@ public func expectToEnd<R: Sendable>(
 
 /// What the thread of ``expectToEnd(within:_:releasing:sourceLocation:_:)`` hands back.
 private final class ResultBox<R: Sendable>: Sendable {
-  let value = Mutex<R?>(nil)
+  let value = UnfairMutex<R?>(nil)
 }
 
 /// Runs `operation` (a flush, say) while letting go, every millisecond, of whoever is blocked

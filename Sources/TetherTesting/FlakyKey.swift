@@ -1,12 +1,12 @@
-import Synchronization
 import Tether
+import TetherLocking
 
 /// The error a ``FlakyKey`` injects.
 struct InjectedFailure: Error {}
 
 /// Switches that make a ``FlakyKey`` fail its loads or saves.
 final class FailureSwitch: Sendable {
-  private let failures = Mutex<(loads: Bool, saves: Bool)>((false, false))
+  private let failures = UnfairMutex<(loads: Bool, saves: Bool)>((false, false))
 
   func set(loads: Bool) { failures.withLock { $0.loads = loads } }
   func set(saves: Bool) { failures.withLock { $0.saves = saves } }

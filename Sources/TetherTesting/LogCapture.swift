@@ -1,9 +1,9 @@
 package import Logging
-import Synchronization
+import TetherLocking
 
 /// Records every log message of the test process, so tests can check what Tether reported.
 package enum LogCapture {
-  private static let messages = Mutex<[(Logger.Level, String)]>([])
+  private static let messages = UnfairMutex<[(Logger.Level, String)]>([])
 
   private static let installed: Void = LoggingSystem.bootstrap { _ in Handler() }
 

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import TetherLocking
 
 /// A child process kept running while a test talks to it: its output collected as it comes,
 /// its standard input open for ``send(_:)`` until it ends.
@@ -16,8 +16,8 @@ public final class RunningChild: Sendable {
   private let input = Pipe()
   private let output = Pipe()
   private let errors = Pipe()
-  private let collected = Mutex("")
-  private let collectedErrors = Mutex("")
+  private let collected = UnfairMutex("")
+  private let collectedErrors = UnfairMutex("")
 
   /// Starts `executable` with `arguments`, this process's environment and `environment` over it.
   public init(

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 import Tether
+import TetherLocking
 
 /// The checks, sharing one strategy instance and a run-unique suffix for key names so that
 /// stores surviving from an earlier run cannot decide a result. Each check uses names of its
@@ -138,7 +138,7 @@ struct Checks: Sendable {
 /// What the checks found that is reported at the end of a run: the value types skipped, and
 /// continuations resumed more than once (a second resume can come any time after the first).
 final class Findings: Sendable {
-  private let state = Mutex<(skipped: [StrategyConformance.SkippedType], repeats: [String])>(
+  private let state = UnfairMutex<(skipped: [StrategyConformance.SkippedType], repeats: [String])>(
     ([], []))
 
   var skipped: [StrategyConformance.SkippedType] { state.withLock { $0.skipped } }
@@ -162,7 +162,7 @@ final class FirstOf<Outcome: Sendable>: Sendable {
     case done(Outcome)
   }
 
-  private let state = Mutex<State>(.waiting(nil))
+  private let state = UnfairMutex<State>(.waiting(nil))
 
   /// Delivers `outcome` if it is the first.
   func finish(_ outcome: Outcome) {

@@ -2,6 +2,7 @@ import Observation
 import Synchronization
 import Testing
 import Tether
+import TetherLocking
 
 /// Subscriptions: outside edits arrive, cancelled subscriptions stop, own saves do not come
 /// back as outside edits.
@@ -87,7 +88,7 @@ extension Checks {
 
 /// What a subscription of the suite's received, in order (`nil`: the initial value).
 final class Yields: Sendable {
-  private let received = Mutex<[Int?]>([])
+  private let received = UnfairMutex<[Int?]>([])
 
   var values: [Int?] { received.withLock { $0 } }
 

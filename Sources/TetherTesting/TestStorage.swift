@@ -1,5 +1,5 @@
-import Synchronization
 public import Tether
+import TetherLocking
 
 /// A store for ``TestKey`` that a test drives: it fails loads or saves on demand, holds loads
 /// until released, drops continuations, and delivers "external" changes to subscribers.
@@ -25,11 +25,11 @@ public final class TestStorage<Value: Sendable>: Sendable {
     var loads = 0
   }
 
-  private let state: Mutex<State>
+  private let state: UnfairMutex<State>
 
   /// A store holding `value` (`nil`: nothing stored).
   public init(_ value: Value? = nil) {
-    state = Mutex(State(value: value))
+    state = UnfairMutex(State(value: value))
   }
 
   /// What is stored now.

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import Synchronization
 import TetherFiles
+import TetherLocking
 
 /// The private folder the watcher thread watches so other threads can reach it: writing one byte
 /// to its `wake` file queues an `IN_MODIFY` in the kernel, so a wake-up is never lost; a
@@ -153,7 +153,7 @@ final class ControlFile: Sendable {
     rmdir(folder)
   }
 
-  private static let folders = Mutex<[String]>([])
+  private static let folders = UnfairMutex<[String]>([])
   private static let registered: Void = {
     atexit {
       for folder in ControlFile.folders.withLock({ $0 }) { ControlFile.remove(folder) }

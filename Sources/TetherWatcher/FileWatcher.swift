@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Synchronization
 package import TetherFiles
+import TetherLocking
 import TetherLogging
 
 /// The one file watcher of the process, shared by every file-backed strategy.
@@ -88,13 +88,13 @@ package final class FileWatcher: Sendable {
     var examinedDirectories = 0
   }
 
-  let state = Mutex(State())
+  let state = UnfairMutex(State())
   let delivery = DispatchQueue(label: "tether.watcher.delivery")
-  let control = Mutex<ControlFile?>(nil)
+  let control = UnfairMutex<ControlFile?>(nil)
   let resumeSignal = DispatchSemaphore(value: 0)
   let pausedSignal = DispatchSemaphore(value: 0)
   let settler: Settler
-  let poller = Mutex<(any DispatchSourceTimer)?>(nil)
+  let poller = UnfairMutex<(any DispatchSourceTimer)?>(nil)
 
   static var logger: Logger { TetherLog.logger("tether.watcher") }
 

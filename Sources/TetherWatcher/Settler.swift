@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import TetherLocking
 
 /// Coalesces bursts of events per file: a file is checked once it has been quiet for the settle
 /// delay, or once the maximum wait has passed since its first event, whichever comes first.
@@ -44,7 +44,7 @@ final class Settler: Sendable {
   private let maxWait: UInt64
   private let check: @Sendable (_ path: String, _ firstEvent: UInt64) -> Void
   private let checkEnded: @Sendable (_ path: String) -> Void
-  private let state = Mutex(State())
+  private let state = UnfairMutex(State())
 
   /// `check` gets each settled path with when its burst began (in uptime nanoseconds);
   /// `checkEnded` each path whose write ended, on `queue` too.

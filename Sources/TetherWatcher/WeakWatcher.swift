@@ -1,4 +1,4 @@
-import Synchronization
+import TetherLocking
 
 /// The watcher a settler reports to, held weakly, so that a watcher made for a test can go.
 final class WeakWatcher: Sendable {
@@ -6,7 +6,7 @@ final class WeakWatcher: Sendable {
     weak var watcher: FileWatcher?
   }
 
-  private let cell = Mutex(Weak())
+  private let cell = UnfairMutex(Weak())
 
   var watcher: FileWatcher? { cell.withLock { $0.watcher } }
 

@@ -4,6 +4,7 @@ import NIOCore
 import NIOSSL
 import PostgresNIO
 import Synchronization
+import TetherLocking
 
 /// What a store is told by its link.
 protocol PostgresLinkDelegate: AnyObject, Sendable {
@@ -38,9 +39,9 @@ final class PostgresLink: Sendable {
     let heartbeat: RepeatedTask
   }
 
-  private let state = Mutex<State>(.connecting(waiters: []))
+  private let state = UnfairMutex<State>(.connecting(waiters: []))
   /// Weak: the delegate (the store) owns the link.
-  private let delegateReference = Mutex(WeakDelegate())
+  private let delegateReference = UnfairMutex(WeakDelegate())
 
   private struct WeakDelegate {
     weak var delegate: (any PostgresLinkDelegate)?

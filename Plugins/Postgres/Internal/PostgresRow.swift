@@ -1,8 +1,8 @@
 import Dispatch
 import NIOCore
 import PostgresNIO
-import Synchronization
 import Tether
+import TetherLocking
 
 /// What a row holds, as its holders are told it.
 enum RowContent: Sendable {
@@ -40,9 +40,9 @@ final class PostgresRow: Sendable {
 
   let name: String
   let store: PostgresStore
-  private let state = Mutex(State())
+  private let state = UnfairMutex(State())
   /// The row's throttled writer, held by the handle that owns both.
-  private let writerReference = Mutex<WeakWriter>(WeakWriter())
+  private let writerReference = UnfairMutex<WeakWriter>(WeakWriter())
 
   private struct WeakWriter {
     weak var writer: ThrottledWriter<RowChange>?

@@ -4,6 +4,7 @@ import NIOCore
 import PostgresNIO
 import Synchronization
 import Tether
+import TetherLocking
 import TetherLogging
 
 /// One table on one server, as this process's keys of a scope share it: one connection, the
@@ -13,7 +14,7 @@ final class PostgresStore: PostgresLinkDelegate {
   let statements: PostgresStatements
   let link: PostgresLink
   let scope: TetherScope.ID
-  private let handles = Mutex<[String: WeakHandle]>([:])
+  private let handles = UnfairMutex<[String: WeakHandle]>([:])
   /// Whether holders were told the link was down: the next connection re-reads their rows.
   private let missedAnnouncements = Atomic<Bool>(false)
 
@@ -121,7 +122,8 @@ final class PostgresStores: Sendable {
     weak var store: PostgresStore?
   }
 
-  private let stores = Mutex<(live: [PostgresSettings: WeakStore], shutDown: Bool)>(([:], false))
+  private let stores = UnfairMutex<(live: [PostgresSettings: WeakStore], shutDown: Bool)>(
+    ([:], false))
   private let scope: TetherScope.ID
 
   init(scope: TetherScope.ID) {

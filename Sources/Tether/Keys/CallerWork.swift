@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import TetherLocking
 
 /// Work a key hands back to the thread that called its `save`, run once that thread has let go
 /// of the shared value's lock: an explicit save then writes on the caller's thread, as
@@ -12,7 +12,7 @@ package final class CallerWork: Sendable {
   }
 
   private let owner = pthread_self()
-  private let state = Mutex(State())
+  private let state = UnfairMutex(State())
 
   package init() {}
 

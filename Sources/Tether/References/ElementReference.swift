@@ -1,4 +1,4 @@
-import Synchronization
+import TetherLocking
 
 /// Where one element of a parent collection is, found by its `id`, and its value when last
 /// found: what `Array($todos)`'s element references share.
@@ -18,11 +18,11 @@ where Elements.Element: Identifiable & Sendable {
     var offset: Int
   }
 
-  private let found: Mutex<Found>
+  private let found: UnfairMutex<Found>
 
   init(_ elements: Elements, at index: Elements.Index) {
     let offset = elements.distance(from: elements.startIndex, to: index)
-    found = Mutex(Found(last: elements[index], offset: offset))
+    found = UnfairMutex(Found(last: elements[index], offset: offset))
   }
 
   /// The element's `id`, as last found.

@@ -1,4 +1,4 @@
-import Synchronization
+import TetherLocking
 
 /// Finds `==` for a generic type at run time, once per type, so mutations of an `Equatable`
 /// value can skip saves and notifications when nothing changed.
@@ -21,7 +21,7 @@ enum Equality {
   }
 
   /// The comparers found, by type: as many as the value types of the process's keys.
-  private static let found = Mutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
+  private static let found = UnfairMutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
 
   // Unchecked: immutable, kept under `found`'s lock, and its closure captures only a type.
   private final class Comparer<T>: @unchecked Sendable {

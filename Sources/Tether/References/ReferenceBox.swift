@@ -1,4 +1,5 @@
 public import Synchronization
+import TetherLocking
 
 /// The cell that every copy of one `Shared` (or `SharedReader`) holds, so re-keying through
 /// `projectedValue` re-keys every copy, and `changes` streams follow the new key.
@@ -13,7 +14,7 @@ final class ReferenceBox<Value: Sendable, Ref: Sendable>: @unchecked Sendable {
   // @unchecked: `newest`, `retired`, `lifetime`, `listeners` and `nextListener` are only
   // touched while holding `lock`; `head` is atomic and only points at nodes kept alive there.
   @usableFromInline let head: Atomic<Unmanaged<Node>>
-  private let lock = Mutex(())
+  private let lock = UnfairMutex(())
   @usableFromInline var newest: Node
   private var retired: [Node] = []
   @usableFromInline var lifetime: ReferenceLifetime?

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 public import Observation
 public import Synchronization
+public import TetherLocking
 
 /// The reference that owns a value: a plain box (`Shared(value:)`) or one backed by a key.
 ///
@@ -24,7 +25,7 @@ final class StoredReference<Value: Sendable>: MutableReference, SaveResultTarget
   // `loading`, `lastLoadError` and `lastSaveError` are written holding `readLock` too, and read
   // holding either.
   @usableFromInline let lock = RecursiveLock()
-  @usableFromInline let readLock = Mutex(())
+  @usableFromInline let readLock = UnfairMutex(())
   /// Observation's registrar, made by the first access: until something reads this value
   /// nothing can observe it, so changes before then skip Observation. Unmanaged, so an inlined
   /// read reaches it without a retain; made holding `lock`, released in `deinit`.

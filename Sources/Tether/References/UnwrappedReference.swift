@@ -1,4 +1,4 @@
-import Synchronization
+import TetherLocking
 
 /// A non-optional view of an optional parent: `Shared($user)` for a `Shared<User?>`.
 ///
@@ -6,12 +6,12 @@ import Synchronization
 /// bringing the parent back; when the parent is non-nil again it follows it.
 final class UnwrappedReference<Wrapped: Sendable>: MutableReference {
   private let base: any MutableReference<Wrapped?>
-  private let lastValue: Mutex<Wrapped>
+  private let lastValue: UnfairMutex<Wrapped>
 
   init?(base: any MutableReference<Wrapped?>) {
     guard let value = base.wrappedValue else { return nil }
     self.base = base
-    self.lastValue = Mutex(value)
+    self.lastValue = UnfairMutex(value)
   }
 
   var wrappedValue: Wrapped { remember(base.wrappedValue) }
@@ -68,12 +68,12 @@ final class UnwrappedReference<Wrapped: Sendable>: MutableReference {
 /// The read-only counterpart of ``UnwrappedReference``, for `SharedReader<Value?>`.
 final class UnwrappedReaderReference<Wrapped: Sendable>: Reference {
   private let base: any Reference<Wrapped?>
-  private let lastValue: Mutex<Wrapped>
+  private let lastValue: UnfairMutex<Wrapped>
 
   init?(base: any Reference<Wrapped?>) {
     guard let value = base.wrappedValue else { return nil }
     self.base = base
-    self.lastValue = Mutex(value)
+    self.lastValue = UnfairMutex(value)
   }
 
   var wrappedValue: Wrapped { remember(base.wrappedValue) }

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import TetherLocking
 
 /// The options of one `[strategy.NAME]` or `[key.NAME]` section, with where each was written.
 ///
@@ -143,7 +143,7 @@ public struct StrategyOptions: Sendable {
 
 /// The option names read so far, shared by every copy of one `StrategyOptions`.
 private final class ReadLog: Sendable {
-  private let read = Mutex<Set<String>>([])
+  private let read = UnfairMutex<Set<String>>([])
   func note(_ name: String) { _ = read.withLock { $0.insert(name) } }
   var names: Set<String> { read.withLock { $0 } }
 }

@@ -1,6 +1,6 @@
 import Dispatch
 import Logging
-import Synchronization
+import TetherLocking
 import TetherLogging
 
 /// Warnings about a subject (a key, a file) said once per burst: a subject warned about again
@@ -9,7 +9,7 @@ import TetherLogging
 package final class BurstWarnings: Sendable {
   private let quiet: UInt64
   private let label: String
-  private let said = Mutex<[String: (at: UInt64, leftOut: Int)]>([:])
+  private let said = UnfairMutex<[String: (at: UInt64, leftOut: Int)]>([:])
 
   /// Warnings through the logger of the module labelled `label` (``TetherLog/logger(_:)``,
   /// made at each warning, so a logging system bootstrapped later is the one used).

@@ -1,20 +1,18 @@
-import Foundation
+import TetherLocking
 
-/// State guarded by an `NSLock`, for state that `Mutex` cannot hold (non-`Sendable` parts such
-/// as `AnyHashable` keys), and because an uncontended `NSLock` is the faster of the two here.
+/// State under an ``UnfairMutex`` that several owners share by reference (a registry's
+/// resolutions, a defaults file's state handed to its writer), or that is not `Sendable` (such
+/// as `AnyHashable` keys).
 package final class LockedState<State>: @unchecked Sendable {
-  // @unchecked: `state` is only reached through `withLock`, under `lock`.
-  private let lock = NSLock()
-  private var state: State
+  // @unchecked: `state` is only reached through `withLock`, under the mutex.
+  private let state: UnfairMutex<State>
 
   package init(_ state: State) {
-    self.state = state
+    self.state = UnfairMutex(state)
   }
 
   /// Runs `body` with exclusive access to the state; `body` must not re-enter this lock.
   package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body(&state)
+    try state.withLock(body)
   }
 }

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import TetherLocking
 
 /// Where a transaction runs: off Swift's cooperative threads, which must never wait for long,
 /// while it may wait for another process to let go of the store's lock.
@@ -22,7 +22,7 @@ package enum TransactionThread {
   /// touched only holding `lock`, and the caller is suspended until `work` has run; `work` is
   /// let go before the caller resumes, as `withoutActuallyEscaping` requires.
   private final class HandOver<R>: @unchecked Sendable {
-    private let lock = Mutex(())
+    private let lock = UnfairMutex(())
     private var work: (() throws -> R)?
     private var outcome: Result<R, any Error>?
 
@@ -55,7 +55,7 @@ final class TransactionTurn: Sendable {
     var waiting: [CheckedContinuation<Void, Never>] = []
   }
 
-  private let state = Mutex(State())
+  private let state = UnfairMutex(State())
 
   /// Waits until the turn is free, then takes it.
   func take() async {

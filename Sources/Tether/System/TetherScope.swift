@@ -1,5 +1,6 @@
 import Logging
 import Synchronization
+import TetherLocking
 
 /// Everything that belongs to one bootstrap: the live references and each plugin's state (the
 /// in-memory values, for instance).
@@ -39,9 +40,9 @@ package final class TetherScope: Sendable {
     @usableFromInline package var description: String { "scope \(value)" }
   }
 
-  private let locals = Mutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
+  private let locals = UnfairMutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
   private let installed: LockedState<StrategyRegistry?>
-  private let reportedUnbootstrapped = Mutex<Set<String>>([])
+  private let reportedUnbootstrapped = UnfairMutex<Set<String>>([])
 
   /// A scope with `registry` (`nil`: not bootstrapped yet).
   package init(registry: StrategyRegistry? = nil) {

@@ -1,4 +1,5 @@
 import Synchronization
+import TetherLocking
 
 /// What a writer reads a holder's `withLock` change through: the holders' latest value, taken
 /// when the writer takes the change. Not generic over the value: a writer's change type stays
@@ -46,7 +47,7 @@ package final class LatestChange<Value: Sendable, Encoded>: LatestValue, @unchec
   // The value in memory of its own, and its state in a type that is not generic: in code not
   // specialized for `Value`, an `Optional<Value>` or a state type generic over it would have
   // its type looked up at run time on every change, which cost more than all the rest.
-  private let held = Mutex(LatestChangeState())
+  private let held = UnfairMutex(LatestChangeState())
   private let value = UnsafeMutablePointer<Value>.allocate(capacity: 1)
   private let key: String
   private let serial: ChangeSerial

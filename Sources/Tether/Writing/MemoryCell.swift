@@ -1,4 +1,4 @@
-public import Synchronization
+public import TetherLocking
 
 /// A value kept in memory under a lock of its own: where an in-memory key stores its value,
 /// and what its holders store each change in, inline (see
@@ -12,7 +12,7 @@ package final class MemoryCell<Value: Sendable>: @unchecked Sendable {
   // @unchecked: `storage`'s memory is read and written only holding `stored`.
   /// Whether a value is stored, kept apart from the value itself: a stored `nil` of an
   /// optional type is a value, and an empty cell must not read as one.
-  @usableFromInline let stored = Mutex(false)
+  @usableFromInline let stored = UnfairMutex(false)
   @usableFromInline let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
 
   /// An empty cell.

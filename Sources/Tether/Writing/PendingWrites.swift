@@ -1,6 +1,6 @@
 import Dispatch
 public import Foundation
-import Synchronization
+import TetherLocking
 
 /// Something that may hold writes not yet on disk: a throttled file, a defaults file.
 ///
@@ -123,7 +123,7 @@ extension TetherSystem {
 
 /// The signal sources of ``TetherSystem/flushOnTermination(signals:)``, kept for the process.
 private enum TerminationFlush {
-  private static let sources = Mutex<[Int32: any DispatchSourceSignal]>([:])
+  private static let sources = UnfairMutex<[Int32: any DispatchSourceSignal]>([:])
   private static let queue = DispatchQueue(label: "tether.termination")
 
   static func install(_ signals: [Int32]) {

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Observation
-import Synchronization
 import Tether
+import TetherLocking
 
 /// `tether demo`: a counter and favourite facts, kept by the strategies the config chooses, and
 /// live to edits made elsewhere.
@@ -34,10 +34,10 @@ final class DemoSession: Sendable {
   let count = Shared(.count)
   let favorites = Shared(.favoriteFacts)
   let greeting = SharedReader(.greeting)
-  private let fact = Mutex<Fact?>(nil)
+  private let fact = UnfairMutex<Fact?>(nil)
   /// This session's own changes not yet seen on the change streams, in order: a value that is
   /// not next in line came from outside.
-  private let own = Mutex<(counts: [Int], favorites: [[Fact]])>(([], []))
+  private let own = UnfairMutex<(counts: [Int], favorites: [[Fact]])>(([], []))
 
   func run(lines: InputLines) async throws {
     // The watchers of outside changes start first, and the greeting waits until each has
