@@ -326,6 +326,15 @@ def rows_of(f, filtered):
 
     slow_path_rows(ratio_row, at)
 
+    # Contention (ContentionBenchmarks.swift): the same work on 8 threads at once and on one.
+    for benchmark, metric in (
+            ("contention.withLock", "withLock on one in-memory key from 8 threads at once"
+             " (8 × 25,000) vs the same 200,000 on one thread"),
+            ("contention.keys", "file keys made and dropped from 8 threads at once (8 × 600, a"
+             " folder each) vs the same 4,800 on one thread")):
+        ratio_row(metric, ms(at(benchmark, "threads.us")), ms(at(benchmark, "one.us")), "ms",
+                  float("inf"), "—")
+
     if filtered:
         rows = [row for row in rows if "nan" not in row[1] + row[2]]
     return rows

@@ -14,4 +14,5 @@ let benchmarks: @Sendable () -> Void = {
   postgresBenchmarks()
   slowPathBenchmarks()
   pairedBenchmarks()
+  contentionBenchmarks()
 }
