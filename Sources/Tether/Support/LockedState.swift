@@ -1,8 +1,8 @@
 import TetherLocking
 
 /// State under an ``UnfairMutex`` that several owners share by reference (a registry's
-/// resolutions, a defaults file's state handed to its writer), or that is not `Sendable` (such
-/// as `AnyHashable` keys).
+/// resolutions, a defaults file's state handed to its writer): the mutex itself is
+/// non-copyable, kept inline by one owner.
 package final class LockedState<State>: @unchecked Sendable {
   // @unchecked: `state` is only reached through `withLock`, under the mutex.
   private let state: UnfairMutex<State>
