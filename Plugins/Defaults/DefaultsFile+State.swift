@@ -30,6 +30,10 @@ extension DefaultsFile {
     /// Keys whose holders are being told a new value (how many deliveries are under way): a
     /// change of one made meanwhile was made before its holders saw that value, which wins.
     var delivering: [String: Int] = [:]
+    /// The changes refused for a delivery under way (see ``delivering``), with their conflict:
+    /// told once that delivery has ended, so that no holder hears its change lost before it
+    /// shows the value that won.
+    var outrun: [String: [(waiter: WriteWaiter, conflict: TetherError)]] = [:]
     /// The serial of the change this process's holders last made of each key, until the file's
     /// value reaches them instead: the base of their next change, whether the change before it
     /// is written yet or not. An object per key, never removed: a key's `withLock` changes
@@ -43,16 +47,17 @@ extension DefaultsFile {
     /// ``Base/change(_:)``), is written after it, and finds it here.
     var taken: [String: (serial: UInt64, literal: INIValue?)] = [:]
 
-    /// Numbers a change of `name` made now and notes that its holders gave it; returns its
-    /// serial and base (see ``PendingChange``), `nil` while its holders are being told a new
-    /// value, which the change did not see: it is not to be written.
-    mutating func change(of name: String) -> (serial: UInt64, base: Base)? {
-      change(of: name, given: given(name))
-    }
-
-    /// ``change(of:)``, with `name`'s ``given`` at hand.
-    mutating func change(of name: String, given: ChangeSerial) -> (serial: UInt64, base: Base)? {
-      if !delivering.isEmpty, delivering[name] != nil { return nil }
+    /// Numbers a change of `name` made now and notes that its holders gave it (`given`, its
+    /// entry of ``given``); returns its serial and base (see ``PendingChange``). `nil` while
+    /// its holders are being told a new value, which the change did not see: it is not to be
+    /// written, and `waiter` is kept to be told `conflict` once they have it (see ``outrun``).
+    mutating func change(
+      of name: String, given: ChangeSerial, orTell waiter: WriteWaiter, _ conflict: TetherError
+    ) -> (serial: UInt64, base: Base)? {
+      if !delivering.isEmpty, delivering[name] != nil {
+        outrun[name, default: []].append((waiter, conflict))
+        return nil
+      }
       let serial = nextSerial
       nextSerial += 1
       defer { given.serial = serial }

@@ -157,9 +157,12 @@ package final class DefaultsFile: PendingWrites, Sendable {
     _ name: String, literal: INIValue?, immediately: Bool, waiter: WriteWaiter,
     onCaller: ((@escaping @Sendable () -> Void) -> Bool)?
   ) {
-    guard let (serial, base) = state.withLock({ $0.change(of: name) }) else {
-      return waiter.completion(.failure(TetherError.conflict(key: name, location: path)))
-    }
+    let conflict = TetherError.conflict(key: name, location: path)
+    guard
+      let (serial, base) = state.withLock({
+        $0.change(of: name, given: $0.given(name), orTell: waiter, conflict)
+      })
+    else { return }
     writer.submit(
       Changes(name, PendingChange(value: .literal(literal), serial: serial, base: base)),
       immediately: immediately, waiter: waiter, onCaller: onCaller)
@@ -176,10 +179,12 @@ package final class DefaultsFile: PendingWrites, Sendable {
   /// Queues a change of `key` made through `withLock`, throttled, its value `latest`'s (see
   /// ``LatestChange``), now `value`; its outcome goes to the holders through their subscriptions.
   func saveInline<V>(_ value: V, through latest: LatestChange<V, INIValue>, to key: InlineKey) {
-    guard let (serial, base) = state.withLock({ $0.change(of: key.name, given: key.given) }) else {
-      return key.waiter.completion(
-        .failure(TetherError.conflict(key: key.name, location: path)))
-    }
+    let conflict = TetherError.conflict(key: key.name, location: path)
+    guard
+      let (serial, base) = state.withLock({
+        $0.change(of: key.name, given: key.given, orTell: key.waiter, conflict)
+      })
+    else { return }
     writer.submit(
       Changes(
         key.name,
@@ -309,18 +314,24 @@ package final class DefaultsFile: PendingWrites, Sendable {
     Self.deliver(deliveries, of: changed, state: state)
   }
 
-  /// Tells the holders their new values; then a change of those keys sees them.
+  /// Tells the holders their new values; then a change of those keys sees them, and the
+  /// changes refused meanwhile are told their conflict (see ``State/outrun``).
   static func deliver(
     _ deliveries: [(Subscriber, Lookup)], of changed: [String], state: LockedState<State>
   ) {
     for (subscriber, lookup) in deliveries { subscriber.deliver(lookup) }
     guard !changed.isEmpty else { return }
-    state.withLock { state in
+    let outrun = state.withLock { state in
+      var ended: [(waiter: WriteWaiter, conflict: TetherError)] = []
       for name in changed {
         state.delivering[name, default: 1] -= 1
-        if state.delivering[name] == 0 { state.delivering[name] = nil }
+        guard state.delivering[name] == 0 else { continue }
+        state.delivering[name] = nil
+        ended += state.outrun.removeValue(forKey: name) ?? []
       }
+      return ended
     }
+    for (waiter, conflict) in outrun { waiter.completion(.failure(conflict)) }
   }
 
   // MARK: - Reading and writing
