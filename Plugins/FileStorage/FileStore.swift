@@ -323,8 +323,9 @@ final class FileStore: PendingWrites, Sendable {
     }
   }
 
-  /// An external change: it wins over a local change still waiting for its write, and over
-  /// one the writer has taken and not yet written (see ``FileStoreState/editedBefore``).
+  /// An external change: it wins over a local change still waiting for its write, over one
+  /// the writer has taken and not yet written, and over one made while it is being delivered
+  /// (see ``FileStoreState/editedBefore``).
   /// Dropped when it was read before this process's latest write, which replaced it.
   private func receive(_ change: FileChange) {
     state.view.lock()
@@ -346,6 +347,10 @@ final class FileStore: PendingWrites, Sendable {
       writer.revisePending({ _ in nil }, conflict: { _ in conflict })
     }
     for subscriber in subscribers { subscriber.deliver(content) }
+    // A change made while the holders were being told was made before they saw the edit
+    // (but for one made in the instant after its holder took it): dropped too, not written
+    // over the edit its holders now show. The writer waits for `view` to take it up.
+    state.withLock { $0.editedBefore = $0.nextSerial }
   }
 
   /// Notes bytes a subscriber could not decode.

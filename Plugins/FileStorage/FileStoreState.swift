@@ -32,8 +32,9 @@ struct FileStoreState: Sendable {
   var ownWritesLanded: UInt64 = 0
   /// The number of the next change (see ``PendingFileChange/serial``).
   var nextSerial: UInt64 = 0
-  /// The number of the first change made after the holders were last told of an edit: an
-  /// earlier one is dropped rather than written over the edit.
+  /// The number of the first change made after the holders were last told of an edit (set
+  /// when a delivery starts and again when it ends): an earlier one is dropped rather than
+  /// written over the edit.
   var editedBefore: UInt64 = 0
 }
 

@@ -43,6 +43,10 @@ final class PostgresRow: Sendable {
   private let state = UnfairMutex(State())
   /// The row's throttled writer, held by the handle that owns both.
   private let writerReference = UnfairMutex<WeakWriter>(WeakWriter())
+  /// Held while holders are told a value from elsewhere, from learning it to their last
+  /// commit: a write judges its change's staleness once no delivery is half done, so a change
+  /// made during one is stale, and its conflict is told after the holders show the row's value.
+  private let telling = UnfairMutex(())
 
   private struct WeakWriter {
     weak var writer: ThrottledWriter<RowChange>?
@@ -104,20 +108,33 @@ final class PostgresRow: Sendable {
     store.link.run(store.statements.fetch(name)).whenComplete { result in
       guard case .success(let rows) = result else { return }  // The link tells of failures.
       let found = Self.decode(rows).map { (json: $0.0, version: $0.1) }
-      guard let news = self.state.withLock({ $0.knowledge.learn(found, announced: version) })
-      else { return }
-      self.dropPending()
-      self.tell(news)
+      self.learn { $0.learn(found, announced: version) }
     }
+  }
+
+  /// Takes what a read found (`learn` returns what holders are to be told, `nil` when it is
+  /// nothing new to them): the change not written yet is dropped and the holders are told,
+  /// under ``telling``. Returns whether there was news.
+  @discardableResult
+  private func learn(_ learn: (inout RowKnowledge) -> RowContent?) -> Bool {
+    telling.withLock { _ in
+      guard let news = state.withLock({ learn(&$0.knowledge) }) else { return false }
+      dropPending()
+      for subscriber in subscribers { subscriber.changed(news) }
+      state.withLock { $0.knowledge.told() }
+      return true
+    }
+  }
+
+  /// Returns once no delivery is half done (see ``telling``).
+  private func waitForDelivery() {
+    telling.withLock { _ in }
   }
 
   /// After a reconnect: `found` is what the row holds now. A row that moved while the link was
   /// down wins over a change kept meanwhile; one that did not lets the change be written.
   func resynchronized(_ found: (json: String, version: Int64)?) {
-    if let news = state.withLock({ $0.knowledge.learn(found) }) {
-      dropPending()
-      tell(news)
-    } else {
+    if !learn({ $0.learn(found) }) {
       for subscriber in subscribers { subscriber.recovered() }
     }
     if let writer, writer.hasPending {
@@ -148,6 +165,7 @@ final class PostgresRow: Sendable {
   /// wins, as it does over a pending change when it arrives. A row that moved only to the
   /// content this process knows is written over.
   func write(_ change: RowChange) -> ThrottledWriter<RowChange>.Outcome {
+    waitForDelivery()
     var (base, stale) = state.withLock { state in
       state.knowledge.writing += 1
       return (state.knowledge.version, change.epoch != state.knowledge.epoch)
@@ -177,6 +195,7 @@ final class PostgresRow: Sendable {
     stale = written == nil
     finishWrite(written: written)
     guard !stale else {
+      waitForDelivery()  // One that made the change stale mid-write: told after it.
       return .conflicted(TetherError.conflict(key: name, location: store.settings.description))
     }
     return .written
@@ -230,10 +249,6 @@ final class PostgresRow: Sendable {
 
   private var subscribers: [RowSubscriber] {
     state.withLock { Array($0.subscribers.values) }
-  }
-
-  func tell(_ content: RowContent) {
-    for subscriber in subscribers { subscriber.changed(content) }
   }
 
   func tellSaved(_ result: Result<Void, any Error>) {

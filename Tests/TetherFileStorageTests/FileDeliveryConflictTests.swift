@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+import Tether
+import TetherFileStorage
+import TetherTestHelperSupport
+import TetherTesting
+
+/// A change of a file key made while an edit of the file is being delivered was made before
+/// its holders saw the edit, which wins: the change is dropped, never written over the edit
+/// its holders show once the delivery ends.
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct FileDeliveryConflictTests {
+  /// The edit's delivery is held inside the value's decoding (``DeliveryGate``) while the
+  /// change and its `save()` are made: the save throws the conflict, and the file and the
+  /// holder both hold the edit's 17 (a save that wrote 2 and returned left the holder on 17).
+  @Test func aSaveDuringTheDeliveryOfAnEditThrowsAndWritesNothing() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "value.json")
+      try Data("1".utf8).write(to: file)
+      @Shared(.fileStorage(file)) var value = GatedNumber(rawValue: 0)
+      #expect(value.rawValue == 1)
+      let gate = DeliveryGate(at: 17)
+      try Data("17".utf8).write(to: file, options: .atomic)
+      await expectEventually(timeout: .seconds(30), "the edit's delivery is under way") {
+        gate.isHolding
+      }
+      gate.open(after: .milliseconds(300))  // While the change and its save are made.
+      $value.withLock { $0 = GatedNumber(rawValue: 2) }
+      do {
+        try await $value.save()
+        Issue.record("a save made during the delivery of an edit returned")
+      } catch let error as TetherError {
+        #expect(error == .conflict(key: file.path, location: file.path))
+        #expect(value.rawValue == 17, "the holder shows what the file holds when the save throws")
+      }
+      #expect(try Data(contentsOf: file) == Data("17".utf8), "the edit is not written over")
+      await TetherSystem.flush()
+      #expect(try Data(contentsOf: file) == Data("17".utf8), "nor by the withLock change")
+      #expect(value.rawValue == 17)
+    }
+  }
+}
