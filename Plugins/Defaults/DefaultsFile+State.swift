@@ -27,8 +27,8 @@ extension DefaultsFile {
     /// The waiter of each key's changes taken inline (`withLock`'s), made at its holders' first
     /// subscription: its holders are told how the write went through their subscriptions.
     var inlineWaiters: [String: (group: InlineGroup, waiter: WriteWaiter)] = [:]
-    /// Keys whose holders are being told a new value (how many deliveries are under way): a
-    /// change of one made meanwhile was made before its holders saw that value, which wins.
+    /// Keys whose holders are being told a new value (how many holders are still to have it):
+    /// a change of one made meanwhile was made before its holders saw that value, which wins.
     var delivering: [String: Int] = [:]
     /// The changes refused for a delivery under way (see ``delivering``), with their conflict:
     /// told once that delivery has ended, so that no holder hears its change lost before it
@@ -63,6 +63,12 @@ extension DefaultsFile {
       defer { given.serial = serial }
       if let previous = given.serial { return (serial, .change(previous)) }
       return (serial, .literal(userValue(name)))
+    }
+
+    /// One holder of `name` has the value it is being told (see ``delivering``).
+    mutating func seen(_ name: String) {
+      delivering[name, default: 1] -= 1
+      if delivering[name] == 0 { delivering[name] = nil }
     }
 
     /// `name`'s entry of ``given``, made if need be.

@@ -29,7 +29,7 @@ extension DefaultsFile {
     let (watch, registration) = state.withLock { state in
       (state.watches.first, Self.lookup(name, in: state).registration)
     }
-    var outcome: (value: Value, news: (changed: [String], deliveries: [(Subscriber, Lookup)]))?
+    var outcome: (value: Value, news: News)?
     for _ in 0..<Self.transactionAttempts {
       let found = FileSnapshot.read(path)
       let current = found.content
@@ -70,6 +70,6 @@ extension DefaultsFile {
     _ = consume lock  // Let go before telling holders: one may write the file.
     guard let outcome else { throw TetherError.conflict(key: name, location: path) }
     stored(outcome.value)
-    Self.deliver(outcome.news.deliveries, of: outcome.news.changed, state: state)
+    Self.deliver(outcome.news, state: state)
   }
 }

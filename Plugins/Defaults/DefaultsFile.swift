@@ -41,9 +41,14 @@ package final class DefaultsFile: PendingWrites, Sendable {
   }
 
   struct Subscriber {
-    let deliver: @Sendable (Lookup) -> Void
+    /// Gives the holders a key's value, and runs `seen` once they have it (see
+    /// `SharedSubscriber.give(_:seen:)`).
+    let deliver: @Sendable (Lookup, _ seen: () -> Void) -> Void
     let saved: @Sendable (Result<Void, any Error>) -> Void
   }
+
+  /// What holders are told, by key: the keys, each holder with its key's value.
+  typealias News = (changed: [String], deliveries: [(name: String, to: Subscriber, Lookup)])
 
   /// What names the waiter group of one key's changes taken inline.
   final class InlineGroup: Sendable {}
@@ -222,7 +227,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
   /// Tells `deliver` each time the value of `name` changes outside this process's holders.
   func subscribe(
     _ name: String, saved: @escaping @Sendable (Result<Void, any Error>) -> Void,
-    deliver: @escaping @Sendable (Lookup) -> Void
+    deliver: @escaping @Sendable (Lookup, _ seen: () -> Void) -> Void
   ) -> SharedSubscription {
     let (id, needsWatches) = state.withLock { state in
       let id = state.nextSubscriber
@@ -277,8 +282,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
     let parsed = Self.parse(content, origin: origin)
     view.lock()
     defer { view.unlock() }
-    let (changed, deliveries) = state.withLock {
-      state -> (changed: [String], deliveries: [(Subscriber, Lookup)]) in
+    let news = state.withLock { state -> News in
       if let change, change.ownWritesLanded < state.ownWritesLanded { return ([], []) }
       // The identity is unknown here: the next load reads the file again.
       if user {
@@ -290,6 +294,7 @@ package final class DefaultsFile: PendingWrites, Sendable {
       }
       return Self.news(in: &state)
     }
+    let changed = news.changed
     if user, !changed.isEmpty {
       let path = path
       var dropped: [String] = []
@@ -311,22 +316,19 @@ package final class DefaultsFile: PendingWrites, Sendable {
         )
       }
     }
-    Self.deliver(deliveries, of: changed, state: state)
+    Self.deliver(news, state: state)
   }
 
   /// Tells the holders their new values; then a change of those keys sees them, and the
   /// changes refused meanwhile are told their conflict (see ``State/outrun``).
-  static func deliver(
-    _ deliveries: [(Subscriber, Lookup)], of changed: [String], state: LockedState<State>
-  ) {
-    for (subscriber, lookup) in deliveries { subscriber.deliver(lookup) }
-    guard !changed.isEmpty else { return }
+  static func deliver(_ news: News, state: LockedState<State>) {
+    for (name, subscriber, lookup) in news.deliveries {
+      subscriber.deliver(lookup) { state.withLock { $0.seen(name) } }
+    }
+    guard !news.changed.isEmpty else { return }
     let outrun = state.withLock { state in
       var ended: [(waiter: WriteWaiter, conflict: TetherError)] = []
-      for name in changed {
-        state.delivering[name, default: 1] -= 1
-        guard state.delivering[name] == 0 else { continue }
-        state.delivering[name] = nil
+      for name in news.changed where state.delivering[name] == nil {
         ended += state.outrun.removeValue(forKey: name) ?? []
       }
       return ended
@@ -338,24 +340,21 @@ package final class DefaultsFile: PendingWrites, Sendable {
 
   /// The holders to tell of the keys whose value now differs from what they were last told,
   /// and those keys (but `written`, whose holders made the value); records what they are told,
-  /// and that they are being told (end it with ``deliver(_:of:)``). Call holding the lock.
-  static func news(
-    in state: inout State, except written: Set<String> = []
-  ) -> (changed: [String], deliveries: [(Subscriber, Lookup)]) {
-    var changed: [String] = []
-    var deliveries: [(Subscriber, Lookup)] = []
+  /// and that they are being told (end it with ``deliver(_:state:)``). Call holding the lock.
+  static func news(in state: inout State, except written: Set<String> = []) -> News {
+    var news: News = ([], [])
     for (name, subscribers) in state.subscribers {
       let new = lookup(name, in: state)
       let told = state.told[name]
       state.told[name] = new
       if written.contains(name) { continue }
       if let told, new.isSame(as: told) { continue }
-      changed.append(name)
-      state.delivering[name, default: 0] += 1
+      news.changed.append(name)
+      state.delivering[name, default: 0] += subscribers.count
       state.given[name]?.serial = nil
-      for subscriber in subscribers.values { deliveries.append((subscriber, new)) }
+      for subscriber in subscribers.values { news.deliveries.append((name, subscriber, new)) }
     }
-    return (changed, deliveries)
+    return news
   }
 
   static func lookup(_ name: String, in state: State) -> Lookup {

@@ -98,15 +98,21 @@ public struct DefaultsKey<Value: Sendable>: SharedKey, CustomStringConvertible {
       if !latest.update(value) { file.saveInline(value, through: latest, to: inline) }
       return true
     }
-    return file.subscribe(name, saved: { subscriber.yieldSaveResult(naming($0)) }) { lookup in
-      switch reading(lookup) {
-      case .value(let value): subscriber.yield(value)
-      case .absent: subscriber.yieldReturningInitialValue()
-      // A hand edit that does not parse: the next layer's value, and the error naming the
-      // line, as one change.
-      case .fellBack(let value, let error): subscriber.yield(fallingBackTo: value, error: error)
-      case .failed(let error): subscriber.yield(throwing: error)
-      }
+    return file.subscribe(name, saved: { subscriber.yieldSaveResult(naming($0)) }) {
+      lookup, seen in
+      let read = reading(lookup)  // Decoded before the holders' changes wait.
+      subscriber.give(
+        { subscriber in
+          switch read {
+          case .value(let value): subscriber.yield(value)
+          case .absent: subscriber.yieldReturningInitialValue()
+          // A hand edit that does not parse: the next layer's value, and the error naming
+          // the line, as one change.
+          case .fellBack(let value, let error):
+            subscriber.yield(fallingBackTo: value, error: error)
+          case .failed(let error): subscriber.yield(throwing: error)
+          }
+        }, seen: seen)
     }
   }
 

@@ -118,25 +118,29 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
       if !latest.update(value) { store.saveInline(value, through: latest) }
       return true
     }
-    return store.subscribe(saved: subscriber.yieldSaveResult) { [store, coder] content in
+    return store.subscribe(saved: subscriber.yieldSaveResult) { [store, coder] content, seen in
+      // Decoded before the holders' changes wait.
+      let decoded: Result<Value?, any Error>
       switch content {
-      case .missing:
-        subscriber.yieldReturningInitialValue()
+      case .missing: decoded = .success(nil)
       case .unreadable(let error):
-        subscriber.yield(throwing: error)
-      case .data(let data) where data.isEmpty:
-        subscriber.yieldReturningInitialValue()
+        return subscriber.give({ $0.yield(throwing: error) }, seen: seen)
+      case .data(let data) where data.isEmpty: decoded = .success(nil)
       case .data(let data):
-        do {
-          subscriber.yield(try coder.decode(data))
-        } catch {
+        decoded = Result { try coder.decode(data) }
+        if case .failure = decoded { store.markCorrupt(data) }
+      }
+      subscriber.give(
+        { subscriber in
+          switch decoded {
+          case .success(let value?): subscriber.yield(value)
+          case .success(nil): subscriber.yieldReturningInitialValue()
           // As at the first load: the default, and the decoding error (the bytes are backed
           // up before a write replaces them), as one change, so that no reader finds the
           // default without the error.
-          store.markCorrupt(data)
-          subscriber.yieldReturningInitialValue(throwing: error)
-        }
-      }
+          case .failure(let error): subscriber.yieldReturningInitialValue(throwing: error)
+          }
+        }, seen: seen)
     }
   }
 

@@ -290,7 +290,7 @@ final class FileStore: PendingWrites, Sendable {
   /// Delivers the file's changes made outside this store to `deliver` until cancelled.
   func subscribe(
     saved: @escaping @Sendable (Result<Void, any Error>) -> Void,
-    _ deliver: @escaping @Sendable (FileContent) -> Void
+    _ deliver: @escaping @Sendable (FileContent, _ seen: () -> Void) -> Void
   ) -> SharedSubscription {
     let (id, needsWatch) = state.withLock { state in
       let id = state.nextSubscriber
@@ -346,11 +346,13 @@ final class FileStore: PendingWrites, Sendable {
       let conflict = TetherError.conflict(key: path, location: path)
       writer.revisePending({ _ in nil }, conflict: { _ in conflict })
     }
-    for subscriber in subscribers { subscriber.deliver(content) }
-    // A change made while the holders were being told was made before they saw the edit
-    // (but for one made in the instant after its holder took it): dropped too, not written
-    // over the edit its holders now show. The writer waits for `view` to take it up.
-    state.withLock { $0.editedBefore = $0.nextSerial }
+    // A change made while the holders are being told, before they have the edit, is dropped
+    // too, not written over the edit they then show: `editedBefore` moves past it as each
+    // holder takes the edit, before any change of theirs can follow. The writer waits for
+    // `view` to take such a change up.
+    for subscriber in subscribers {
+      subscriber.deliver(content) { state.withLock { $0.editedBefore = $0.nextSerial } }
+    }
   }
 
   /// Notes bytes a subscriber could not decode.

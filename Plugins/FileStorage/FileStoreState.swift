@@ -33,8 +33,8 @@ struct FileStoreState: Sendable {
   /// The number of the next change (see ``PendingFileChange/serial``).
   var nextSerial: UInt64 = 0
   /// The number of the first change made after the holders were last told of an edit (set
-  /// when a delivery starts and again when it ends): an earlier one is dropped rather than
-  /// written over the edit.
+  /// when a delivery starts, and again as each holder has it): an earlier one is dropped
+  /// rather than written over the edit.
   var editedBefore: UInt64 = 0
 }
 
@@ -46,6 +46,8 @@ struct LastRead: Sendable {
 
 struct FileStoreSubscriber: Sendable {
   let id: UInt64
-  let deliver: @Sendable (FileContent) -> Void
+  /// Gives the holders the file's content, and runs `seen` once they have it (see
+  /// `SharedSubscriber.give(_:seen:)`).
+  let deliver: @Sendable (FileContent, _ seen: () -> Void) -> Void
   let saved: @Sendable (Result<Void, any Error>) -> Void
 }

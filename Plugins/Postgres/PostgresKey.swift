@@ -47,17 +47,21 @@ public struct PostgresKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   ) -> SharedSubscription {
     handle.row.subscribe(
       RowSubscriber(
-        changed: { [coder] content in
-          switch content {
-          case .missing:
-            subscriber.yieldReturningInitialValue()
-          case .json(let json):
-            do {
-              subscriber.yield(try coder.decode(json))
-            } catch {
-              subscriber.yieldReturningInitialValue(throwing: error)
+        changed: { [coder] content, seen in
+          // Decoded before the holders' changes wait.
+          let decoded: Result<Value?, any Error> =
+            switch content {
+            case .missing: .success(nil)
+            case .json(let json): Result { try coder.decode(json) }
             }
-          }
+          subscriber.give(
+            { subscriber in
+              switch decoded {
+              case .success(let value?): subscriber.yield(value)
+              case .success(nil): subscriber.yieldReturningInitialValue()
+              case .failure(let error): subscriber.yieldReturningInitialValue(throwing: error)
+              }
+            }, seen: seen)
         },
         unavailable: { subscriber.yield(throwing: $0) },
         recovered: { subscriber.yieldLoadErrorCleared() },

@@ -61,11 +61,12 @@ extension PostgresStrategy: StoredTextStrategy {
     let handle = try self.handle(of: name, options: options)
     let subscription = handle.row.subscribe(
       RowSubscriber(
-        changed: { content in
+        changed: { content, seen in
           switch content {
           case .json(let json): onChange(.success(.text(json)))
           case .missing: onChange(.success(.absent("no value (the row was deleted)")))
           }
+          seen()  // A watcher of the text makes no change.
         },
         unavailable: { onChange(.failure($0)) }, recovered: {}, saved: { _ in }))
     // The subscription keeps the handle, so the row stays watched while it is.

@@ -41,3 +41,47 @@ import TetherTesting
     }
   }
 }
+
+extension DefaultsDeliveryConflictTests {
+  /// One edit changes `dN` and `gN`, whose delivery is held (``DeliveryGate``); when `dN`'s
+  /// holder is told first, it has the edit while `gN`'s is held, and a change it makes then,
+  /// having seen the edit, is written (it was dropped as a conflict while any holder of the
+  /// edit was still to be told). Keys are told in the order of their names' hashes: each round
+  /// takes two new names, until `dN` came first twice.
+  @Test func aChangeMadeOnceItsHolderHasTheEditIsWritten() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "defaults.ini")
+      let store = DefaultsStore(file: file)
+      var checked = 0
+      for round in 1...40 where checked < 2 {
+        let edited = 1_000 + round
+        let (dName, gName) = ("d\(round)", "g\(round)")
+        try Data("\(dName) = 0\n\(gName) = 0\n".utf8).write(to: file, options: .atomic)
+        let d = Shared(wrappedValue: 0, .defaults(dName, store: store))
+        let g = Shared(wrappedValue: GatedNumber(rawValue: 0), .defaults(gName, store: store))
+        await expectEventually(timeout: .seconds(30)) {
+          d.wrappedValue == 0 && g.wrappedValue.rawValue == 0
+        }
+        let gate = DeliveryGate(at: edited)
+        try Data("\(dName) = \(edited)\n\(gName) = \(edited)\n".utf8)
+          .write(to: file, options: .atomic)
+        await expectEventually(timeout: .seconds(30), "the edit's delivery is under way") {
+          gate.isHolding
+        }
+        // Only `withLock` while the delivery is held: a `save()` would wait for it.
+        let changed = d.wrappedValue == edited
+        if changed { d.withLock { $0 += 1 } }
+        gate.open()
+        await expectEventually(timeout: .seconds(30)) { g.wrappedValue.rawValue == edited }
+        await TetherSystem.flush()
+        if changed {
+          checked += 1
+          #expect(d.saveError == nil, "a change made having seen the edit was dropped")
+          #expect(d.wrappedValue == edited + 1)
+        }
+        #expect(contents(file) == "\(dName) = \(d.wrappedValue)\n\(gName) = \(edited)\n")
+      }
+      #expect(checked == 2, "d's holder was told first in \(checked) of 40 rounds")
+    }
+  }
+}

@@ -14,8 +14,9 @@ enum RowContent: Sendable {
 
 /// One holder's subscription to a row, typed by the key that made it.
 struct RowSubscriber: Sendable {
-  /// A change made elsewhere.
-  let changed: @Sendable (RowContent) -> Void
+  /// A change made elsewhere: gives it to the holders, and runs `seen` once they have it (see
+  /// `SharedSubscriber.give(_:seen:)`).
+  let changed: @Sendable (RowContent, _ seen: () -> Void) -> Void
   /// The server cannot be reached: the value shown may be out of date.
   let unavailable: @Sendable (any Error) -> Void
   /// The server is back and the row did not move: the value shown is current.
@@ -120,8 +121,9 @@ final class PostgresRow: Sendable {
     telling.withLock { _ in
       guard let news = state.withLock({ learn(&$0.knowledge) }) else { return false }
       dropPending()
-      for subscriber in subscribers { subscriber.changed(news) }
-      state.withLock { $0.knowledge.told() }
+      for subscriber in subscribers {
+        subscriber.changed(news) { state.withLock { $0.knowledge.told() } }
+      }
       return true
     }
   }

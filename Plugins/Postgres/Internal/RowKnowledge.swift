@@ -9,8 +9,8 @@ struct RowKnowledge: Sendable {
   var version: Int64 = 0
   /// The row's JSON at ``version``; `nil`: no row.
   var json: String?
-  /// Counts the times holders were told a value from elsewhere, as they start and as they
-  /// finish being told (see ``told()``): a change made before the last of them was made over a
+  /// Counts the times holders were told a value from elsewhere, as they start being told and
+  /// as each has it (see ``told()``): a change made before the last of them was made over a
   /// value that is no longer the row's, and is stale.
   var epoch: UInt64 = 0
   /// Writes of this process under way: announcements wait for them.
@@ -45,9 +45,8 @@ struct RowKnowledge: Sendable {
     (version, json) = (found.version, found.json)
   }
 
-  /// The holders have been told what ``learn(_:announced:)`` found: a change made while they
-  /// were being told was made before they saw it (but for one made in the instant after its
-  /// holder took it), and is stale too.
+  /// A holder has what ``learn(_:announced:)`` found, and has made no change since: one made
+  /// while it was being told was made before it saw the value, and is stale too.
   mutating func told() {
     epoch += 1
   }

@@ -17,6 +17,9 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   /// Told of a key that takes changes inline (see ``takeChangesInline(from:_:)``): its type,
   /// how it takes one, and the keys that handed this subscriber on to it.
   private let onInline: InlineOffer?
+  /// Runs its body holding the lock a shared value's changes are made under (see
+  /// ``give(_:seen:)``); `nil` for a subscriber made with the public initializer.
+  private let withHolders: (@Sendable (() -> Void) -> Void)?
 
   /// What ``takeChangesInline(from:_:)`` tells the shared value.
   package typealias InlineOffer =
@@ -40,6 +43,7 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     self.onFallback = nil
     self.onRecovered = nil
     self.onInline = nil
+    self.withHolders = nil
   }
 
   /// A shared value's subscriber: also told how writes it asked for went, of a key that takes
@@ -50,14 +54,35 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     onSaved: @escaping @Sendable (Result<Void, any Error>) -> Void,
     onFallback: @escaping @Sendable (Value?, any Error) -> Void,
     onRecovered: @escaping @Sendable () -> Void,
-    onInline: @escaping InlineOffer
+    onInline: @escaping InlineOffer,
+    withHolders: @escaping @Sendable (() -> Void) -> Void
   ) {
+    self.withHolders = withHolders
     self.onRecovered = onRecovered
     self.callback = callback
     self.onLoading = onLoading
     self.onSaved = onSaved
     self.onFallback = onFallback
     self.onInline = onInline
+  }
+
+  /// Delivers what `yield` tells this subscriber, then runs `seen`, with no change of the
+  /// holders' made in between: both run holding the lock their changes are made under (for a
+  /// subscriber made with the public initializer, one after the other).
+  ///
+  /// A strategy refuses a change its holders make while they are being told a value from the
+  /// store, which they did not see when they made it; `seen` ends that refusal for these holders
+  /// at the very point they have the value, so a change they make on seeing it is never taken
+  /// for one made before. Decode before calling this: the holders' changes wait while it runs.
+  package func give(_ yield: (Self) -> Void, seen: () -> Void) {
+    guard let withHolders else {
+      yield(self)
+      return seen()
+    }
+    withHolders {
+      yield(self)
+      seen()
+    }
   }
 
   /// Delivers a new value; clears `loadError` and `isLoading`.

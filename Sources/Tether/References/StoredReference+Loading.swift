@@ -36,7 +36,8 @@ extension StoredReference {
           self.inlineOfferForwarders = forwarders
           self.decideInline()
         }
-      })
+      },
+      withHolders: { body in self.lock.withLock(body) })
   }
 
   /// Stops following the key, once the last holder has let go (see ``ReferenceLifetime``).
