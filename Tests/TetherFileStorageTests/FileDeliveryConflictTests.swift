@@ -25,7 +25,6 @@ import TetherTesting
       await expectEventually(timeout: .seconds(30), "the edit's delivery is under way") {
         gate.isHolding
       }
-      gate.open(after: .milliseconds(300))
       $value.withLock { $0 = GatedNumber(rawValue: 2) }
       do {
         try await $value.save()

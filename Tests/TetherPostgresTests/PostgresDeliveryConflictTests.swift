@@ -29,7 +29,6 @@ import TetherTesting
       await expectEventually(timeout: .seconds(30), "the edit's delivery is under way") {
         gate.isHolding
       }
-      gate.open(after: .milliseconds(300))
       $value.withLock { $0 = GatedNumber(rawValue: 2) }
       func stored() async throws -> Int? {
         let row = try await cluster.psql("SELECT value FROM \(table) WHERE key = 'g'")

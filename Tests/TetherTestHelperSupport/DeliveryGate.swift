@@ -1,61 +1,58 @@
 import Foundation
 import Synchronization
 
-/// Holds the thread that decodes one chosen value until the test lets it go: a delivery of an
-/// edit kept under way (its value read from the store, not yet shown by its holders), a window
-/// of a few microseconds in a normal run, held open so a test can act inside it.
+/// Holds the thread that decodes one chosen value for a while: a delivery of an edit kept under
+/// way (its value read from the store, not yet shown by its holders), a window of a few
+/// microseconds in a normal run, held open so a test can act inside it.
 ///
 /// ```swift
 /// let gate = DeliveryGate(at: 7)   // the next decoding of a `GatedNumber` 7 waits
-/// // ... an edit to 7; wait for `isHolding`; `open(after:)`; change and save
+/// // ... an edit to 7; wait for `isHolding`; change and save; check `hasLetGo`
 /// ```
 ///
-/// The decoding thread is the watcher's, outside any test's task, so gates are found by their
-/// value: tests that run at once each take a value of their own.
+/// The held thread is a shared one (the watcher's, an event loop), which every other test's
+/// deliveries wait for: it goes on by itself after `limit`, however late the test that armed
+/// the gate runs (under AddressSanitizer beside the whole suite, seconds). A test learns from
+/// ``hasLetGo`` whether it acted while the delivery was still held.
+///
+/// The decoding thread is outside any test's task, so gates are found by their value: tests
+/// that run at once each take a value of their own.
 public final class DeliveryGate: Sendable {
   private struct State {
     var holding = false
-    var opened = false
+    var letGo = false
   }
   private let state = Mutex(State())
   private let released = DispatchSemaphore(value: 0)
+  private let limit: Duration
   /// The gates not yet passed, by value.
   private static let armed = Mutex<[Int: DeliveryGate]>([:])
 
-  /// A gate at which the next decoding of `value` waits for ``open()`` (at most 30 s).
-  public init(at value: Int) {
+  /// A gate at which the next decoding of `value` waits, for ``open()`` or `limit`.
+  public init(at value: Int, holdingAtMost limit: Duration = .milliseconds(300)) {
+    self.limit = limit
     Self.armed.withLock { $0[value] = self }
   }
 
   /// Whether a decoding is waiting (or waited) at the gate.
   public var isHolding: Bool { state.withLock { $0.holding } }
 
-  /// Whether ``open()`` was called.
-  public var wasOpened: Bool { state.withLock { $0.opened } }
+  /// Whether the held decoding has gone on (opened, or its time up).
+  public var hasLetGo: Bool { state.withLock { $0.letGo } }
 
-  /// Lets the waiting decoding go.
+  /// Lets the waiting decoding go now.
   public func open() {
-    state.withLock { $0.opened = true }
     released.signal()
-  }
-
-  /// Lets the waiting decoding go `delay` from now, from a thread of Dispatch's: not a task,
-  /// which could wait behind the tests' tasks blocked on the held delivery (a save run on its
-  /// caller's thread waits for the delivery to end) while they wait for this gate.
-  public func open(after delay: Duration) {
-    let nanoseconds =
-      Int(delay.components.seconds) * 1_000_000_000
-      + Int(delay.components.attoseconds / 1_000_000_000)
-    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-      self.open()
-    }
   }
 
   /// Waits when a gate is armed at `value`, once.
   static func hold(at value: Int) {
     guard let gate = armed.withLock({ $0.removeValue(forKey: value) }) else { return }
     gate.state.withLock { $0.holding = true }
-    _ = gate.released.wait(timeout: .now() + 30)
+    let (seconds, attoseconds) = gate.limit.components
+    let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+    _ = gate.released.wait(timeout: .now() + .nanoseconds(nanoseconds))
+    gate.state.withLock { $0.letGo = true }
   }
 }
 
