@@ -70,10 +70,13 @@ soak: test-deps asan-build
 # backtracer is off: under ASan the one a child stopped at an assertion launches
 # (ChangeInsideChangeTests) outlived the child, blocked for good, holding the child's pipes,
 # and the run waited on it (the Swift project disables its crash tests under ASan,
-# swiftlang/swift#64567). Crashes still print their message.
+# swiftlang/swift#64567). Crashes still print their message. At most 12 tests run at once
+# (swift-testing's experimental width; a test's time limit starts when it runs): all ~560 at
+# once under ASan on 2 cores kept tests that had started from running for minutes, past their
+# time limits, in every run.
 ASAN_BUILD := -c debug -Xswiftc -sanitize=address --scratch-path .build-asan
 ASAN_RUN := TETHER_ASAN=1 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 \
-  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp
+  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=12
 ASAN_LOG := .build/asan-output.log
 
 asan-build: deps
