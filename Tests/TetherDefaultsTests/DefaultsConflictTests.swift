@@ -108,8 +108,11 @@ import TetherTesting
         let document = try INIDocument(parsing: Data(contentsOf: file), origin: file.path)
         #expect(document.value(section: "", name: "d") == "\(d)", "conflicts: \(conflicts)")
         #expect(document.value(section: "other", name: "ext") == "\(edits)")
-        // An editor's stale rewrite of `d` is the only way to lose a count.
-        #expect(d > saves / 2, "held \(d) after \(saves) saves, \(conflicts) conflicts")
+        // An editor's stale rewrite of `d` is the only way to lose a count, and it loses those
+        // made between its read and its rename: under `make soak`'s load (six suites of many
+        // processes at once) 43–49% of 6,000 were kept, so the bound is a quarter, which a
+        // save systematically lost would still miss.
+        #expect(d > saves / 4, "held \(d) after \(saves) saves, \(conflicts) conflicts")
       }
     }
   }
