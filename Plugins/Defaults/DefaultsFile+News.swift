@@ -6,24 +6,28 @@ import TetherFiles
 extension DefaultsFile {
   /// Tells the holders their new values; then a change of those keys sees them, and the
   /// changes refused meanwhile are told their conflict (see ``State/outrun``).
-  static func deliver(_ news: News, state: LockedState<State>) {
+  static func deliver(_ news: News, state: LockedState<State>, path: String) {
     for (name, subscriber, lookup) in news.deliveries {
       subscriber.deliver(lookup) { state.withLock { $0.seen(name) } }
     }
     guard !news.changed.isEmpty else { return }
     let outrun = state.withLock { state in
-      var ended: [(waiter: WriteWaiter, conflict: TetherError)] = []
+      var ended: [(name: String, waiters: [WriteWaiter])] = []
       for name in news.changed where state.delivering[name] == nil {
-        ended += state.outrun.removeValue(forKey: name) ?? []
+        if let waiters = state.outrun.removeValue(forKey: name) { ended.append((name, waiters)) }
       }
       return ended
     }
-    for (waiter, conflict) in outrun { waiter.completion(.failure(conflict)) }
+    for (name, waiters) in outrun {
+      let conflict = TetherError.conflict(key: name, location: path)
+      for waiter in waiters { waiter.completion(.failure(conflict)) }
+    }
   }
 
   /// The holders to tell of the keys whose value now differs from what they were last told,
   /// and those keys (but `written`, whose holders made the value); records what they are told,
-  /// and that they are being told (end it with ``deliver(_:state:)``). Call holding the lock.
+  /// and that they are being told (end it with ``deliver(_:state:path:)``). Call holding the
+  /// lock.
   static func news(in state: inout State, except written: Set<String> = []) -> News {
     var news: News = ([], [])
     for (name, subscribers) in state.subscribers {

@@ -42,7 +42,7 @@ extension DefaultsFile {
     }
     _ = consume lock  // Let go before telling holders: one may write the file.
     stored(lookup)
-    Self.deliver(news, state: state)
+    Self.deliver(news, state: state, path: path)
   }
 
   /// Removes every line of `name` from the file, holding its lock; returns what the file holds

@@ -30,10 +30,10 @@ extension DefaultsFile {
     /// Keys whose holders are being told a new value (how many holders are still to have it):
     /// a change of one made meanwhile was made before its holders saw that value, which wins.
     var delivering: [String: Int] = [:]
-    /// The changes refused for a delivery under way (see ``delivering``), with their conflict:
-    /// told once that delivery has ended, so that no holder hears its change lost before it
-    /// shows the value that won.
-    var outrun: [String: [(waiter: WriteWaiter, conflict: TetherError)]] = [:]
+    /// The waiters of the changes refused for a delivery under way (see ``delivering``): told
+    /// their conflict once that delivery has ended, so that no holder hears its change lost
+    /// before it shows the value that won.
+    var outrun: [String: [WriteWaiter]] = [:]
     /// The serial of the change this process's holders last made of each key, until the file's
     /// value reaches them instead: the base of their next change, whether the change before it
     /// is written yet or not. An object per key, never removed: a key's `withLock` changes
@@ -50,12 +50,13 @@ extension DefaultsFile {
     /// Numbers a change of `name` made now and notes that its holders gave it (`given`, its
     /// entry of ``given``); returns its serial and base (see ``PendingChange``). `nil` while
     /// its holders are being told a new value, which the change did not see: it is not to be
-    /// written, and `waiter` is kept to be told `conflict` once they have it (see ``outrun``).
+    /// written, and `waiter` is kept to be told the conflict once they have it (see
+    /// ``outrun``).
     mutating func change(
-      of name: String, given: ChangeSerial, orTell waiter: WriteWaiter, _ conflict: TetherError
+      of name: String, given: ChangeSerial, orTell waiter: WriteWaiter
     ) -> (serial: UInt64, base: Base)? {
       if !delivering.isEmpty, delivering[name] != nil {
-        outrun[name, default: []].append((waiter, conflict))
+        outrun[name, default: []].append(waiter)
         return nil
       }
       let serial = nextSerial

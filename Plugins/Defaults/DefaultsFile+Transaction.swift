@@ -70,6 +70,6 @@ extension DefaultsFile {
     _ = consume lock  // Let go before telling holders: one may write the file.
     guard let outcome else { throw TetherError.conflict(key: name, location: path) }
     stored(outcome.value)
-    Self.deliver(outcome.news, state: state)
+    Self.deliver(outcome.news, state: state, path: path)
   }
 }

@@ -83,7 +83,7 @@ extension DefaultsFile {
         name, "\(path): \(name) changed on disk before this process wrote it; the file's value wins"
       )
     }
-    deliver(news, state: state)
+    deliver(news, state: state, path: path)
     var dropped = rejected
     for name in applied.conflicts {
       dropped[name] = TetherError.conflict(key: name, location: path)

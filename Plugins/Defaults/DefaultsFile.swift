@@ -162,10 +162,9 @@ package final class DefaultsFile: PendingWrites, Sendable {
     _ name: String, literal: INIValue?, immediately: Bool, waiter: WriteWaiter,
     onCaller: ((@escaping @Sendable () -> Void) -> Bool)?
   ) {
-    let conflict = TetherError.conflict(key: name, location: path)
     guard
       let (serial, base) = state.withLock({
-        $0.change(of: name, given: $0.given(name), orTell: waiter, conflict)
+        $0.change(of: name, given: $0.given(name), orTell: waiter)
       })
     else { return }
     writer.submit(
@@ -184,10 +183,9 @@ package final class DefaultsFile: PendingWrites, Sendable {
   /// Queues a change of `key` made through `withLock`, throttled, its value `latest`'s (see
   /// ``LatestChange``), now `value`; its outcome goes to the holders through their subscriptions.
   func saveInline<V>(_ value: V, through latest: LatestChange<V, INIValue>, to key: InlineKey) {
-    let conflict = TetherError.conflict(key: key.name, location: path)
     guard
       let (serial, base) = state.withLock({
-        $0.change(of: key.name, given: key.given, orTell: key.waiter, conflict)
+        $0.change(of: key.name, given: key.given, orTell: key.waiter)
       })
     else { return }
     writer.submit(
@@ -316,6 +314,6 @@ package final class DefaultsFile: PendingWrites, Sendable {
         )
       }
     }
-    Self.deliver(news, state: state)
+    Self.deliver(news, state: state, path: path)
   }
 }
