@@ -130,17 +130,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey, CustomStringConvertibl
         decoded = Result { try coder.decode(data) }
         if case .failure = decoded { store.markCorrupt(data) }
       }
-      subscriber.give(
-        { subscriber in
-          switch decoded {
-          case .success(let value?): subscriber.yield(value)
-          case .success(nil): subscriber.yieldReturningInitialValue()
-          // As at the first load: the default, and the decoding error (the bytes are backed
-          // up before a write replaces them), as one change, so that no reader finds the
-          // default without the error.
-          case .failure(let error): subscriber.yieldReturningInitialValue(throwing: error)
-          }
-        }, seen: seen)
+      // Bytes that do not decode give, as at the first load, the default and the decoding error
+      // (the bytes are backed up before a write replaces them) as one change.
+      subscriber.give({ $0.yield(decoded: decoded) }, seen: seen)
     }
   }
 

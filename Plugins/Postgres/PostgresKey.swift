@@ -54,14 +54,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey, CustomStringConvertible {
             case .missing: .success(nil)
             case .json(let json): Result { try coder.decode(json) }
             }
-          subscriber.give(
-            { subscriber in
-              switch decoded {
-              case .success(let value?): subscriber.yield(value)
-              case .success(nil): subscriber.yieldReturningInitialValue()
-              case .failure(let error): subscriber.yieldReturningInitialValue(throwing: error)
-              }
-            }, seen: seen)
+          subscriber.give({ $0.yield(decoded: decoded) }, seen: seen)
         },
         unavailable: { subscriber.yield(throwing: $0) },
         recovered: { subscriber.yieldLoadErrorCleared() },

@@ -85,6 +85,17 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     }
   }
 
+  /// Delivers what a key decoded from its store: the value, the default for `nil` (nothing
+  /// stored), or for a failure the default with the error as `loadError`, as one change (see
+  /// ``yieldReturningInitialValue(throwing:)``).
+  package func yield(decoded: Result<Value?, any Error>) {
+    switch decoded {
+    case .success(let value?): yield(value)
+    case .success(nil): yieldReturningInitialValue()
+    case .failure(let error): yieldReturningInitialValue(throwing: error)
+    }
+  }
+
   /// Delivers a new value; clears `loadError` and `isLoading`.
   public func yield(_ value: Value) { callback(.success(value)) }
 
