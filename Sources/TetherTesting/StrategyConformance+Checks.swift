@@ -36,6 +36,7 @@ struct Checks: Sendable {
     await isolated("errors") { try await errors() }
     await isolated("concurrency") { try await concurrency() }
     await isolated("echo") { try await echo() }
+    await isolated("delivery") { try await delivery() }
     await isolated("transactions") { try await transactions() }
     await isolated("resets") { try await resets() }
   }
@@ -135,17 +136,24 @@ struct Checks: Sendable {
   }
 }
 
-/// What the checks found that is reported at the end of a run: the value types skipped, and
-/// continuations resumed more than once (a second resume can come any time after the first).
+/// What the checks found that is reported at the end of a run: the value types skipped, the
+/// checks that could not be made, and continuations resumed more than once (a second resume can come any time after the first).
 final class Findings: Sendable {
-  private let state = UnfairMutex<(skipped: [StrategyConformance.SkippedType], repeats: [String])>(
-    ([], []))
+  private let state = UnfairMutex<
+    (skipped: [StrategyConformance.SkippedType], unchecked: [String], repeats: [String])
+  >(([], [], []))
 
   var skipped: [StrategyConformance.SkippedType] { state.withLock { $0.skipped } }
+  var unchecked: [String] { state.withLock { $0.unchecked } }
   var repeats: [String] { state.withLock { $0.repeats } }
 
   func skip(_ type: String, because reason: String) {
     state.withLock { $0.skipped.append(.init(type: type, reason: reason)) }
+  }
+
+  /// Notes that a check could not be made against the strategy, and why.
+  func leaveUnchecked(_ why: String) {
+    state.withLock { $0.unchecked.append(why) }
   }
 
   /// Notes that the continuation `what` was resumed again.

@@ -43,6 +43,14 @@ import TetherLogging
 ///   cancelled subscription yields nothing more; this process's own saves are not delivered
 ///   back as outside edits (without `externalEdit`, only echoes that arrive within a short
 ///   window are caught).
+/// - **Delivery**, given `externalEdit`: a holder changes and saves its value while an outside
+///   edit of its key is being delivered (the edit's decoding held for a moment, through a value
+///   type whose decoding the suite controls): the save may write the change or throw, but then
+///   the holder and the store hold one value, a save that returned stored the change, and a
+///   change made once the holder shows the store's value is saved. A strategy meets it by
+///   delivering through `SharedSubscriber.give(_:seen:)` (see its documentation). A strategy
+///   whose keys of that type never see an edit stored as an `Int` (it keeps each type's values
+///   apart) is not checked, and the ``Report`` says so.
 /// - **Transactions**, when the keys are `TransactionalKey`s, and **resets**, when they are
 ///   `ResettableKey`s.
 ///
@@ -104,10 +112,14 @@ public enum StrategyConformance {
       await checks.reportRepeatedResumes()
     }
     let report = Report(
-      kind: kind, skipped: findings.skipped, duration: ContinuousClock.now - started)
+      kind: kind, skipped: findings.skipped, unchecked: findings.unchecked,
+      duration: ContinuousClock.now - started)
+    let logger = TetherLog.logger("tether.conformance")
     for skip in report.skipped {
-      TetherLog.logger("tether.conformance").notice(
-        "\(kind): skipped \(skip.type): \(skip.reason)")
+      logger.notice("\(kind): skipped \(skip.type): \(skip.reason)")
+    }
+    for why in report.unchecked {
+      logger.notice("\(kind): not checked: \(why)")
     }
     return report
   }
@@ -118,13 +130,18 @@ public enum StrategyConformance {
     public let kind: String
     /// The value types the strategy does not store, whose checks were skipped.
     public let skipped: [SkippedType]
+    /// The checks that could not be made against the strategy, each with why (the delivery
+    /// check, for a strategy that keeps each value type's values apart): not failures.
+    public let unchecked: [String]
     /// How long the run took.
     public let duration: Duration
 
-    /// "file conformance: 2.1 seconds; skipped ConformanceRecord (…)".
+    /// "file conformance: 2.1 seconds; skipped ConformanceRecord (…)", then what was not
+    /// checked.
     public var description: String {
       let skips = skipped.map { "\($0.type) (\($0.reason))" }.joined(separator: ", ")
       return "\(kind) conformance: \(duration)" + (skips.isEmpty ? "" : "; skipped \(skips)")
+        + unchecked.map { "; not checked: \($0)" }.joined()
     }
   }
 

@@ -67,14 +67,34 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   }
 
   /// Delivers what `yield` tells this subscriber, then runs `seen`, with no change of the
-  /// holders' made in between: both run holding the lock their changes are made under (for a
-  /// subscriber made with the public initializer, one after the other).
+  /// holders' made in between: both run holding the lock the holders' changes are made under,
+  /// which is also held while the key's `save` is called for one of them (for a subscriber made
+  /// with the public initializer, the two run one after the other).
   ///
-  /// A strategy refuses a change its holders make while they are being told a value from the
-  /// store, which they did not see when they made it; `seen` ends that refusal for these holders
-  /// at the very point they have the value, so a change they make on seeing it is never taken
-  /// for one made before. Decode before calling this: the holders' changes wait while it runs.
-  package func give(_ yield: (Self) -> Void, seen: () -> Void) {
+  /// A key delivers through it a value read from its store whenever a holder's change could
+  /// race the delivery, as any outside edit can: decoded first, the value is on its way to the
+  /// holders while they go on changing it and saving. Two ways to meet the rule that the holders
+  /// and the store end on one value (DESIGN: a save that returns has stored the holder's value):
+  /// - **the newest write wins** (a log, a last-writer-wins store): in `yield`, deliver the value
+  ///   only when no save this process asked for is newer in the store than the value, or still
+  ///   on its way there. Every `save` the holders call is either wholly before `yield` (and the
+  ///   value is dropped as older) or wholly after it (and saves a change made on the value);
+  /// - **the store wins** (a change made without seeing the store's value is refused, with
+  ///   `TetherError.conflict` for `save()`): refuse from the moment the value is read, and end the
+  ///   refusal in `seen`, at the very point the holders have the value, so that a change they
+  ///   make on seeing it is never taken for one made before.
+  ///
+  /// `StrategyConformance` checks the rule. Decode before calling this: the holders' changes
+  /// wait while it runs.
+  ///
+  /// ```swift
+  /// let decoded = Result { try decode(line.json) }   // before the holders' changes wait
+  /// subscriber.give { subscriber in
+  ///   // A save of this process journaled after the line stands.
+  ///   if journal.isNewest(line) { subscriber.yield(with: decoded.map(Optional.some)) }
+  /// }
+  /// ```
+  public func give(_ yield: (Self) -> Void, seen: () -> Void = {}) {
     guard let withHolders else {
       yield(self)
       return seen()

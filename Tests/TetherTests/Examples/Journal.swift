@@ -8,7 +8,8 @@ import Tether
 /// Appends are `O_APPEND` writes of whole lines, so lines of several processes never
 /// interleave. Lines other processes append are found by polling the file's size and handed to
 /// the subscribers of their keys; the lines this journal appended itself are skipped, as a key
-/// delivers only changes made elsewhere.
+/// delivers only changes made elsewhere. The newest line wins: a line older than one this
+/// journal appended for the same key is not the key's value (see ``isNewest(_:)``).
 final class Journal: Sendable {
   let file: URL
   private let state: Mutex<State>
@@ -18,6 +19,8 @@ final class Journal: Sendable {
     var seen: UInt64
     /// Where this journal's own appends past `seen` are: never delivered.
     var own: [Range<UInt64>] = []
+    /// Where this journal's last line of each key ends, by the key's tag.
+    var lastOwn: [Data: UInt64] = [:]
     var subscribers: [Int: Subscriber] = [:]
     var nextID = 0
     var poller: Task<Void, Never>?
@@ -26,13 +29,19 @@ final class Journal: Sendable {
   /// A key's subscriber: the start of its key's lines, and where their values go.
   private final class Subscriber: Sendable {
     let tag: Data
-    let deliver: @Sendable (Result<Data, any Error>) -> Void
+    let deliver: @Sendable (Result<Line, any Error>) -> Void
     let cancelled = Atomic(false)
 
-    init(tag: Data, deliver: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+    init(tag: Data, deliver: @escaping @Sendable (Result<Line, any Error>) -> Void) {
       self.tag = tag
       self.deliver = deliver
     }
+  }
+
+  /// A line another process appended: its value, as JSON, and where it ends in the file.
+  struct Line: Sendable {
+    let json: Data
+    let end: UInt64
   }
 
   /// How often the file's size is looked at while anything is subscribed.
@@ -71,6 +80,7 @@ final class Journal: Sendable {
       }
       try handle.close()
       let lineEnd = try end.get()
+      state.lastOwn[tag] = lineEnd
       if state.subscribers.isEmpty {
         // Nobody to deliver to: loads read the whole file.
         state.seen = lineEnd
@@ -81,10 +91,17 @@ final class Journal: Sendable {
     }
   }
 
-  /// Calls `deliver` with each value of the key whose lines start with `tag` that another
+  /// Whether `line` is its key's newest: this journal appended no line of the key after it. A
+  /// save of this process is appended before its `save` returns, so a line read before the save
+  /// and delivered after it is found older here.
+  func isNewest(_ line: Line, of tag: Data) -> Bool {
+    state.withLock { ($0.lastOwn[tag] ?? 0) < line.end }
+  }
+
+  /// Calls `deliver` with each line of the key whose lines start with `tag` that another
   /// process appends, or with the error reading the file met, until the subscription ends.
   func subscribe(
-    _ tag: Data, deliver: @escaping @Sendable (Result<Data, any Error>) -> Void
+    _ tag: Data, deliver: @escaping @Sendable (Result<Line, any Error>) -> Void
   ) -> SharedSubscription {
     let subscriber = Subscriber(tag: tag, deliver: deliver)
     let id = state.withLock { state in
@@ -132,9 +149,10 @@ final class Journal: Sendable {
     for subscriber in subscribers
     where !subscriber.cancelled.load(ordering: .sequentiallyConsistent) {
       switch new {
-      case .success(let data):
-        if let json = Self.values(of: subscriber.tag, in: data).last {
-          subscriber.deliver(.success(json))
+      case .success(let lines):
+        if let line = lines.last(where: { $0.json.starts(with: subscriber.tag) }) {
+          subscriber.deliver(
+            .success(Line(json: line.json.dropFirst(subscriber.tag.count), end: line.end)))
         }
       case .failure(let error):
         subscriber.deliver(.failure(error))
@@ -142,30 +160,31 @@ final class Journal: Sendable {
     }
   }
 
-  /// The whole lines appended since `state.seen`, without this journal's own.
-  private func readNew(_ state: inout State) throws -> Data {
+  /// The whole lines appended since `state.seen`, without this journal's own (each of which is
+  /// a whole line, starting where one of `state.own` does).
+  private func readNew(_ state: inout State) throws -> [Line] {
     let size = try Self.size(of: file)
     guard size > state.seen else {
       // Truncated or replaced: read on from its end.
       state.seen = size
       state.own = []
-      return Data()
+      return []
     }
     let read = try Self.read(file, from: state.seen, to: size)
+    var lines: [Line] = []
+    var lineStart = read.startIndex
     // A line another process is still writing is read once it is whole.
-    guard let lastNewline = read.lastIndex(of: UInt8(ascii: "\n")) else { return Data() }
-    let start = state.seen
-    let end = start + UInt64(lastNewline + 1)
-    var new = Data()
-    var position = start
-    for own in state.own.sorted(by: { $0.lowerBound < $1.lowerBound }) where own.upperBound <= end {
-      new += read[Int(position - start)..<Int(own.lowerBound - start)]
-      position = own.upperBound
+    while let newline = read[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+      let start = state.seen + UInt64(lineStart - read.startIndex)
+      if !state.own.contains(where: { $0.lowerBound == start }) {
+        lines.append(
+          Line(json: Data(read[lineStart..<newline]), end: start + UInt64(newline + 1 - lineStart)))
+      }
+      lineStart = newline + 1
     }
-    new += read[Int(position - start)..<Int(end - start)]
-    state.seen = end
-    state.own.removeAll { $0.upperBound <= end }
-    return new
+    state.seen += UInt64(lineStart - read.startIndex)
+    state.own.removeAll { $0.upperBound <= state.seen }
+    return lines
   }
 
   /// The values in the lines of `data` that start with `tag`, oldest first.

@@ -54,12 +54,25 @@ struct JournalKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     continuation.resume(with: Result { try journal.last(tag).map(decode) })
   }
 
-  /// Values other processes journal for this key; never this process's own saves.
+  /// Values other processes journal for this key; never this process's own saves, nor a line
+  /// older than one of them.
   func subscribe(
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    journal.subscribe(tag) { json in
-      subscriber.yield(with: Result { try decode(json.get()) })
+    journal.subscribe(tag) { [journal, tag] read in
+      // Decoded before the holders' changes wait.
+      let decoded = read.flatMap { line in Result { (line, try decode(line.json)) } }
+      // Under the lock the holders' changes (and the saves of them) are made under: a save of
+      // theirs is wholly before the check (the line is older, and stays unseen) or wholly after
+      // the value is theirs (a change made on it).
+      subscriber.give { subscriber in
+        switch decoded {
+        case .success(let (line, value)):
+          if journal.isNewest(line, of: tag) { subscriber.yield(value) }
+        case .failure(let error):
+          subscriber.yield(throwing: error)
+        }
+      }
     }
   }
 

@@ -48,8 +48,8 @@ import TetherTesting
       let tag = try Journal.tag("n")
       let seen = Mutex<[String]>([])
       let subscription = journal.subscribe(tag) { result in
-        if case .success(let json) = result {
-          seen.withLock { $0.append(String(decoding: json, as: UTF8.self)) }
+        if case .success(let line) = result {
+          seen.withLock { $0.append(String(decoding: line.json, as: UTF8.self)) }
         }
       }
       // Another key's line, appended after this journal's own, is delivered by a poll that has

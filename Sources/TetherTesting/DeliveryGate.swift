@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// The decoding thread is outside any test's task, so gates are found by their value: tests
 /// that run at once each take a value of their own.
-public final class DeliveryGate: Sendable {
+package final class DeliveryGate: Sendable {
   private struct State {
     var holding = false
     var letGo = false
@@ -25,24 +25,34 @@ public final class DeliveryGate: Sendable {
   private let state = Mutex(State())
   private let released = DispatchSemaphore(value: 0)
   private let limit: Duration
+  private let value: Int
   /// The gates not yet passed, by value.
   private static let armed = Mutex<[Int: DeliveryGate]>([:])
 
   /// A gate at which the next decoding of `value` waits, for ``open()`` or `limit`.
-  public init(at value: Int, holdingAtMost limit: Duration = .milliseconds(300)) {
+  package init(at value: Int, holdingAtMost limit: Duration = .milliseconds(300)) {
     self.limit = limit
+    self.value = value
     Self.armed.withLock { $0[value] = self }
   }
 
   /// Whether a decoding is waiting (or waited) at the gate.
-  public var isHolding: Bool { state.withLock { $0.holding } }
+  package var isHolding: Bool { state.withLock { $0.holding } }
 
   /// Whether the held decoding has gone on (opened, or its time up).
-  public var hasLetGo: Bool { state.withLock { $0.letGo } }
+  package var hasLetGo: Bool { state.withLock { $0.letGo } }
 
   /// Lets the waiting decoding go now.
-  public func open() {
+  package func open() {
     released.signal()
+  }
+
+  /// Takes the gate away when no decoding has reached it yet: a later decoding of its value
+  /// does not wait.
+  package func disarm() {
+    Self.armed.withLock { armed in
+      if armed[value] === self { armed[value] = nil }
+    }
   }
 
   /// Waits when a gate is armed at `value`, once.
@@ -58,23 +68,23 @@ public final class DeliveryGate: Sendable {
 
 /// An integer whose decoding passes its ``DeliveryGate``, if one is armed at it: stored as a plain number (a JSON
 /// number in a file, `d = 7` in a defaults file).
-public struct GatedNumber: RawRepresentable, Codable, Equatable, Sendable {
+package struct GatedNumber: RawRepresentable, Codable, Equatable, Sendable {
   /// The number.
-  public let rawValue: Int
+  package let rawValue: Int
 
   /// The number, after its gate (see ``DeliveryGate/init(at:)``).
-  public init(rawValue: Int) {
+  package init(rawValue: Int) {
     DeliveryGate.hold(at: rawValue)
     self.rawValue = rawValue
   }
 
   /// Decodes the number, after the gate.
-  public init(from decoder: any Decoder) throws {
+  package init(from decoder: any Decoder) throws {
     self.init(rawValue: try decoder.singleValueContainer().decode(Int.self))
   }
 
   /// Encodes the number.
-  public func encode(to encoder: any Encoder) throws {
+  package func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encode(rawValue)
   }
