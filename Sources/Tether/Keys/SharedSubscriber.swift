@@ -85,7 +85,8 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   ///   make on seeing it is never taken for one made before.
   ///
   /// `StrategyConformance` checks the rule. Decode before calling this: the holders' changes
-  /// wait while it runs.
+  /// wait while it runs. And since `save` is called holding the same lock, a key's `save` must
+  /// never wait for the thread that calls `give` (a serial queue's `sync`, say).
   ///
   /// ```swift
   /// let decoded = Result { try decode(line.json) }   // before the holders' changes wait

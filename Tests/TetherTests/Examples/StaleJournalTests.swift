@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+import Testing
+import Tether
+import TetherTesting
+
+/// The conformance suite fails a strategy that delivers a value read before a save of its own
+/// after that save: the journal example without its check that a line is its key's newest.
+@Suite(.tetherBootstrap()) struct StaleJournalTests {
+  @Test func aJournalDeliveringLinesOlderThanItsOwnFailsTheDeliveryCheck() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "stale.journal")
+      let messages = Mutex<[String]>([])
+      try await withKnownIssue {
+        try await StrategyConformance.run(
+          StaleJournalStrategy.self, options: "file = \(file.path)",
+          externalEdit: { name, value in
+            try Journal(file: file).append(Journal.tag(name), json: Data("\(value)".utf8))
+          },
+          // The failing check waits this out; the journal's poll may wait for the cooperative
+          // pool of a loaded suite.
+          deadline: .seconds(10))
+      } matching: { issue in
+        messages.withLock { $0.append(issue.comments.map(\.rawValue).joined(separator: " ")) }
+        return true
+      }
+      let found = messages.withLock { $0 }
+      #expect(
+        found.contains {
+          $0.hasPrefix("delivery: a change") && $0.contains("save() returned, then the store held")
+        }, "no delivery failure among \(found)")
+    }
+  }
+}
+
+/// ``JournalStrategy`` with keys that deliver every line of another journal as it is read.
+struct StaleJournalStrategy: PersistenceStrategy {
+  static let kind = "stale-journal"
+  let journal: Journal
+
+  init(options: StrategyOptions) throws {
+    guard let file = try options.path("file") else {
+      throw options.invalid("file", "is required")
+    }
+    journal = try Journal(file: file)
+  }
+
+  func key<Value: Sendable>(
+    named name: String, as type: Value.Type, options: StrategyOptions
+  ) throws -> any SharedKey<Value> {
+    guard type is any Codable.Type else {
+      throw TetherError.unsupportedType("\(type)", key: name, kind: Self.kind)
+    }
+    return StaleJournalKey(
+      base: JournalKey<Value>(name: name, journal: journal, tag: try Journal.tag(name)))
+  }
+}
+
+/// A ``JournalKey`` whose `subscribe` yields each line read, even one older than a save this
+/// process made meanwhile.
+struct StaleJournalKey<Value: Sendable>: SharedKey, CustomStringConvertible {
+  let base: JournalKey<Value>
+
+  var id: [String] { base.id }
+  var description: String { ".staleJournal(\(String(reflecting: base.name)))" }
+
+  func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
+    base.load(context: context, continuation: continuation)
+  }
+
+  func subscribe(
+    context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
+  ) -> SharedSubscription {
+    base.journal.subscribe(base.tag) { read in
+      subscriber.yield(
+        with: read.flatMap { line in
+          Result {
+            guard let type = Value.self as? any Decodable.Type,
+              let value = try JSONDecoder().decode(type, from: line.json) as? Value
+            else { throw TetherError.unsupportedType("\(Value.self)", key: base.name, kind: "") }
+            return value
+          }
+        })
+    }
+  }
+
+  func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
+    base.save(value, context: context, continuation: continuation)
+  }
+}
