@@ -26,13 +26,24 @@ package final class DeliveryGate: Sendable {
   private let released = DispatchSemaphore(value: 0)
   private let limit: Duration
   private let value: Int
+  /// Run on a thread of its own as the hold begins (see ``init(at:holdingAtMost:whileHolding:)``).
+  private let whileHolding: (@Sendable (DeliveryGate) -> Void)?
   /// The gates not yet passed, by value.
   private static let armed = Mutex<[Int: DeliveryGate]>([:])
 
-  /// A gate at which the next decoding of `value` waits, for ``open()`` or `limit`.
-  package init(at value: Int, holdingAtMost limit: Duration = .milliseconds(300)) {
+  /// A gate at which the next decoding of `value` waits, for ``open()`` or `limit`; as it
+  /// begins to, `whileHolding` runs on a new thread, given the gate.
+  ///
+  /// `whileHolding` acts inside the hold at once, where a task woken by ``isHolding`` may wait
+  /// for the cooperative pool past `limit` on a loaded machine — and the held decoding itself may
+  /// be on one of the pool's threads.
+  package init(
+    at value: Int, holdingAtMost limit: Duration = .milliseconds(300),
+    whileHolding: (@Sendable (DeliveryGate) -> Void)? = nil
+  ) {
     self.limit = limit
     self.value = value
+    self.whileHolding = whileHolding
     Self.armed.withLock { $0[value] = self }
   }
 
@@ -59,6 +70,7 @@ package final class DeliveryGate: Sendable {
   static func hold(at value: Int) {
     guard let gate = armed.withLock({ $0.removeValue(forKey: value) }) else { return }
     gate.state.withLock { $0.holding = true }
+    if let action = gate.whileHolding { Thread.detachNewThread { action(gate) } }
     let (seconds, attoseconds) = gate.limit.components
     let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     _ = gate.released.wait(timeout: .now() + .nanoseconds(nanoseconds))

@@ -47,7 +47,9 @@ import TetherLogging
 ///   edit of its key is being delivered (the edit's decoding held for a moment, through a value
 ///   type whose decoding the suite controls): the save may write the change or throw, but then
 ///   the holder and the store hold one value, a save that returned stored the change, and a
-///   change made once the holder shows the store's value is saved. A strategy meets it by
+///   change made once the holder shows the store's value is saved. The hold lasts 300 ms at
+///   most (its thread may be one every key of the strategy delivers on): a change that comes
+///   later is tried again, up to 3 times. A strategy meets it by
 ///   delivering through `SharedSubscriber.give(_:seen:)` (see its documentation). A strategy
 ///   whose keys of that type never see an edit stored as an `Int` (it keeps each type's values
 ///   apart) is not checked, and the ``Report`` says so.
@@ -131,7 +133,8 @@ public enum StrategyConformance {
     /// The value types the strategy does not store, whose checks were skipped.
     public let skipped: [SkippedType]
     /// The checks that could not be made against the strategy, each with why (the delivery
-    /// check, for a strategy that keeps each value type's values apart): not failures.
+    /// check, for a strategy that keeps each value type's values apart, or on a machine too
+    /// loaded to make its change in time): not failures.
     public let unchecked: [String]
     /// How long the run took.
     public let duration: Duration

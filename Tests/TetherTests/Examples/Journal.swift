@@ -164,10 +164,12 @@ final class Journal: Sendable {
   /// a whole line, starting where one of `state.own` does).
   private func readNew(_ state: inout State) throws -> [Line] {
     let size = try Self.size(of: file)
+    guard size != state.seen else { return [] }
     guard size > state.seen else {
-      // Truncated or replaced: read on from its end.
+      // Truncated or replaced: read on from its end, where no line of this journal is.
       state.seen = size
       state.own = []
+      state.lastOwn = [:]
       return []
     }
     let read = try Self.read(file, from: state.seen, to: size)

@@ -11,8 +11,11 @@ import TetherTesting
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "stale.journal")
       let messages = Mutex<[String]>([])
-      try await withKnownIssue {
-        try await StrategyConformance.run(
+      let report = Mutex<StrategyConformance.Report?>(nil)
+      // Intermittent: on a machine too loaded to make the change while the edit's delivery is
+      // held, the check is not made, and says so.
+      try await withKnownIssue(isIntermittent: true) {
+        let made = try await StrategyConformance.run(
           StaleJournalStrategy.self, options: "file = \(file.path)",
           externalEdit: { name, value in
             try Journal(file: file).append(Journal.tag(name), json: Data("\(value)".utf8))
@@ -20,15 +23,19 @@ import TetherTesting
           // The failing check waits this out; the journal's poll may wait for the cooperative
           // pool of a loaded suite.
           deadline: .seconds(10))
+        report.withLock { $0 = made }
       } matching: { issue in
         messages.withLock { $0.append(issue.comments.map(\.rawValue).joined(separator: " ")) }
         return true
       }
       let found = messages.withLock { $0 }
+      let tooLoaded = report.withLock { $0 }?.unchecked.contains { $0.contains("too loaded") }
       #expect(
-        found.contains {
-          $0.hasPrefix("delivery: a change") && $0.contains("save() returned, then the store held")
-        }, "no delivery failure among \(found)")
+        tooLoaded == true
+          || found.contains {
+            $0.hasPrefix("delivery: a change")
+              && $0.contains("save() returned, then the store held")
+          }, "no delivery failure among \(found)")
     }
   }
 }
