@@ -43,16 +43,16 @@ import TetherLogging
 ///   cancelled subscription yields nothing more; this process's own saves are not delivered
 ///   back as outside edits (without `externalEdit`, only echoes that arrive within a short
 ///   window are caught).
-/// - **Delivery**, given `externalEdit`: a holder changes and saves its value while an outside
-///   edit of its key is being delivered (the edit's decoding held for a moment, through a value
-///   type whose decoding the suite controls): the save may write the change or throw, but then
-///   the holder and the store hold one value, a save that returned stored the change, and a
-///   change made once the holder shows the store's value is saved. The hold lasts 300 ms at
-///   most (its thread may be one every key of the strategy delivers on): a change that comes
-///   later is tried again, up to 3 times. A strategy meets it by
-///   delivering through `SharedSubscriber.give(_:seen:)` (see its documentation). A strategy
-///   whose keys of that type never see an edit stored as an `Int` (it keeps each type's values
-///   apart) is not checked, and the ``Report`` says so.
+/// - **Delivery**, given `externalEdit`: a holder changes its value with `withLock` while an
+///   outside edit of its key is being delivered (the edit's decoding held for a moment, through
+///   a value type whose decoding the suite controls): the store may take the change or drop it,
+///   but the holder and the store must then hold one value, and a change made once the holder
+///   shows the store's value is saved. A strategy meets it by delivering through
+///   `SharedSubscriber.give(_:seen:)` (see its documentation). The hold lasts 300 ms at most
+///   (its thread may be one every key of the strategy delivers on): a change that comes later
+///   is tried again, up to 3 times. A strategy whose keys of that type never see an edit
+///   stored as an `Int` (it keeps each type's values apart) is not checked, and the ``Report``
+///   says so.
 /// - **Transactions**, when the keys are `TransactionalKey`s, and **resets**, when they are
 ///   `ResettableKey`s.
 ///

@@ -33,8 +33,8 @@ import TetherTesting
       #expect(
         tooLoaded == true
           || found.contains {
-            $0.hasPrefix("delivery: a change")
-              && $0.contains("save() returned, then the store held")
+            $0.hasPrefix("delivery: after a change")
+              && $0.contains("must not take a holder off a change the store took")
           }, "no delivery failure among \(found)")
     }
   }
