@@ -8,9 +8,9 @@ private let deliveryValues = Atomic<Int>(0)
 
 /// Delivery: a change a holder makes while an outside edit of its key is being delivered (read
 /// from the store, not yet shown by the holder) was made without seeing the edit. Whatever the
-/// strategy makes of it — the change written over the edit, or refused with an error — the
-/// holder and the store must end on one value: a `save()` that returns has stored the change,
-/// and no delivery after it takes the holder back to the edit.
+/// strategy makes of it — the change written over the edit, or dropped as older — the holder
+/// and the store must end on one value: no delivery takes the holder back to the edit once the
+/// store has the change.
 extension Checks {
   /// How many times the check tries to make its change while the edit's delivery is held: a
   /// loaded machine can run the suite's task only after the hold has ended.
