@@ -349,9 +349,14 @@ final class FileStore: PendingWrites, Sendable {
     // A change made while the holders are being told, before they have the edit, is dropped
     // too, not written over the edit they then show: `editedBefore` moves past it as each
     // holder takes the edit, before any change of theirs can follow. The writer waits for
-    // `view` to take such a change up.
+    // `view` to take such a change up; until then no newer value may join it (`latestSerial`).
     for subscriber in subscribers {
-      subscriber.deliver(content) { state.withLock { $0.editedBefore = $0.nextSerial } }
+      subscriber.deliver(content) {
+        state.withLock { state in
+          state.editedBefore = state.nextSerial
+          latestSerial.serial = nil
+        }
+      }
     }
   }
 

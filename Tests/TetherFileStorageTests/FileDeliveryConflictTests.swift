@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Tether
 import TetherFileStorage
@@ -36,6 +37,37 @@ import TetherTesting
       }
       await TetherSystem.flush()
       #expect(try stored(file) == value.rawValue, "the holder and the file agree")
+    }
+  }
+
+  /// A change made while an edit is being delivered waits out the throttle, to be dropped when
+  /// the writer takes it up; a change the holder makes once it shows the edit is one of its
+  /// own, written, not one more value for the change made before the edit.
+  @Test func aChangeMadeOnceTheEditIsShownDoesNotJoinOneMadeBefore() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "value.json")
+      // The key's own throttle: a second.
+      @Shared(.fileStorage(file)) var value = GatedNumber(rawValue: 0)
+      $value.withLock { $0 = GatedNumber(rawValue: 1) }  // written at once
+      let made = Mutex<Bool?>(nil)
+      let holder = $value
+      let gate = DeliveryGate(at: 27) { gate in
+        holder.withLock { $0 = GatedNumber(rawValue: 3) }  // waits out the throttle
+        let held = !gate.hasLetGo
+        made.withLock { $0 = held }
+      }
+      try Data("27".utf8).write(to: file, options: .atomic)
+      await expectEventually(timeout: .seconds(30), "the edit reaches the holder") {
+        value.rawValue == 27
+      }
+      $value.withLock { $0 = GatedNumber(rawValue: 4) }
+      await expectEventually(timeout: .seconds(30), "the change after the edit is written") {
+        (try? stored(file)) == 4
+      }
+      #expect(value.rawValue == 4)
+      withExtendedLifetime(gate) {}
+      // A run too slow to change the value within the hold finds nothing, and says so.
+      #expect(made.withLock { $0 } != nil, "the delivery of 27 was never held")
     }
   }
 

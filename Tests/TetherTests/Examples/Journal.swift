@@ -9,7 +9,7 @@ import Tether
 /// interleave. Lines other processes append are found by polling the file's size and handed to
 /// the subscribers of their keys; the lines this journal appended itself are skipped, as a key
 /// delivers only changes made elsewhere. The newest line wins: a line older than one this
-/// journal appended for the same key is not the key's value (see ``isNewest(_:)``).
+/// journal appended for the same key is not the key's value (see ``isNewest(_:of:)``).
 final class Journal: Sendable {
   let file: URL
   private let state: Mutex<State>
@@ -150,9 +150,9 @@ final class Journal: Sendable {
     where !subscriber.cancelled.load(ordering: .sequentiallyConsistent) {
       switch new {
       case .success(let lines):
-        if let line = lines.last(where: { $0.json.starts(with: subscriber.tag) }) {
+        if let line = lines.last(where: { $0.text.starts(with: subscriber.tag) }) {
           subscriber.deliver(
-            .success(Line(json: line.json.dropFirst(subscriber.tag.count), end: line.end)))
+            .success(Line(json: line.text.dropFirst(subscriber.tag.count), end: line.end)))
         }
       case .failure(let error):
         subscriber.deliver(.failure(error))
@@ -161,8 +161,8 @@ final class Journal: Sendable {
   }
 
   /// The whole lines appended since `state.seen`, without this journal's own (each of which is
-  /// a whole line, starting where one of `state.own` does).
-  private func readNew(_ state: inout State) throws -> [Line] {
+  /// a whole line, starting where one of `state.own` does), and where each ends.
+  private func readNew(_ state: inout State) throws -> [(text: Data, end: UInt64)] {
     let size = try Self.size(of: file)
     guard size != state.seen else { return [] }
     guard size > state.seen else {
@@ -173,14 +173,14 @@ final class Journal: Sendable {
       return []
     }
     let read = try Self.read(file, from: state.seen, to: size)
-    var lines: [Line] = []
+    var lines: [(text: Data, end: UInt64)] = []
     var lineStart = read.startIndex
     // A line another process is still writing is read once it is whole.
     while let newline = read[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
       let start = state.seen + UInt64(lineStart - read.startIndex)
       if !state.own.contains(where: { $0.lowerBound == start }) {
         lines.append(
-          Line(json: Data(read[lineStart..<newline]), end: start + UInt64(newline + 1 - lineStart)))
+          (Data(read[lineStart..<newline]), end: start + UInt64(newline + 1 - lineStart)))
       }
       lineStart = newline + 1
     }
