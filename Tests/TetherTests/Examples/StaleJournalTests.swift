@@ -84,7 +84,10 @@ struct StaleJournalKey<Value: Sendable>: SharedKey, CustomStringConvertible {
           Result {
             guard let type = Value.self as? any Decodable.Type,
               let value = try JSONDecoder().decode(type, from: line.json) as? Value
-            else { throw TetherError.unsupportedType("\(Value.self)", key: base.name, kind: "") }
+            else {
+              throw TetherError.unsupportedType(
+                "\(Value.self)", key: base.name, kind: StaleJournalStrategy.kind)
+            }
             return value
           }
         })
