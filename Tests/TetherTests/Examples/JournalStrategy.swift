@@ -81,7 +81,7 @@ struct JournalKey<Value: Sendable>: SharedKey, CustomStringConvertible {
     continuation.resume(with: Result { try journal.append(tag, json: encode(value)) })
   }
 
-  private func decode(_ json: Data) throws -> Value {
+  func decode(_ json: Data) throws -> Value {
     guard let type = Value.self as? any Decodable.Type,
       let value = try JSONDecoder().decode(type, from: json) as? Value
     else { throw TetherError.unsupportedType("\(Value.self)", key: name, kind: "journal") }

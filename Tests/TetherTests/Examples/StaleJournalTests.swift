@@ -43,23 +43,20 @@ import TetherTesting
 /// ``JournalStrategy`` with keys that deliver every line of another journal as it is read.
 struct StaleJournalStrategy: PersistenceStrategy {
   static let kind = "stale-journal"
-  let journal: Journal
+  let journal: JournalStrategy
 
   init(options: StrategyOptions) throws {
-    guard let file = try options.path("file") else {
-      throw options.invalid("file", "is required")
-    }
-    journal = try Journal(file: file)
+    journal = try JournalStrategy(options: options)
   }
 
   func key<Value: Sendable>(
     named name: String, as type: Value.Type, options: StrategyOptions
   ) throws -> any SharedKey<Value> {
-    guard type is any Codable.Type else {
+    let key = try journal.key(named: name, as: type, options: options)
+    guard let key = key as? JournalKey<Value> else {
       throw TetherError.unsupportedType("\(type)", key: name, kind: Self.kind)
     }
-    return StaleJournalKey(
-      base: JournalKey<Value>(name: name, journal: journal, tag: try Journal.tag(name)))
+    return StaleJournalKey(base: key)
   }
 }
 
@@ -78,19 +75,8 @@ struct StaleJournalKey<Value: Sendable>: SharedKey, CustomStringConvertible {
   func subscribe(
     context: LoadContext<Value>, subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    base.journal.subscribe(base.tag) { read in
-      subscriber.yield(
-        with: read.flatMap { line in
-          Result {
-            guard let type = Value.self as? any Decodable.Type,
-              let value = try JSONDecoder().decode(type, from: line.json) as? Value
-            else {
-              throw TetherError.unsupportedType(
-                "\(Value.self)", key: base.name, kind: StaleJournalStrategy.kind)
-            }
-            return value
-          }
-        })
+    base.journal.subscribe(base.tag) { [base] read in
+      subscriber.yield(with: read.flatMap { line in Result { try base.decode(line.json) } })
     }
   }
 
