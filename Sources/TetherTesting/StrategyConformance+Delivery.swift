@@ -81,15 +81,17 @@ extension Checks {
     let (edit, change, later) = (base + 7, base + 2, base + 8)
     // The change is made on a thread of its own as soon as the edit's decoding is held; `nil`
     // until then, then whether the decoding was still held when the change was made.
-    let changedWhileHeld = Outcome()
+    let changedWhileHeld = Mutex<Bool?>(nil)
     let gate = DeliveryGate(at: edit) { gate in
       holder.withLock { $0 = GatedNumber(rawValue: change) }
-      changedWhileHeld.set(!gate.hasLetGo)
+      let held = !gate.hasLetGo
+      changedWhileHeld.withLock { $0 = held }
     }
     try await externalEdit(name(check), edit)
     // Subscriptions are checked with `Int` keys: one of another type that never sees the edit
     // is kept apart, and the check cannot be made.
-    guard let whileHeld = await changed(changedWhileHeld) else {
+    _ = await staysTrue(for: deadline) { changedWhileHeld.withLock { $0 } == nil }
+    guard let whileHeld = changedWhileHeld.withLock({ $0 }) else {
       gate.disarm()
       return .neverReached
     }
@@ -131,21 +133,6 @@ extension Checks {
     return whileHeld ? .madeWhileHeld : .madeAfterwards
   }
 
-  /// What `outcome` holds once it holds something, or `nil` at the deadline.
-  private func changed(_ outcome: Outcome) async -> Bool? {
-    let clock = ContinuousClock()
-    let end = clock.now.advanced(by: deadline)
-    while clock.now < end {
-      if let made = outcome.value { return made }
-      do {
-        try await Task.sleep(for: .milliseconds(2))
-      } catch {
-        return nil
-      }
-    }
-    return nil
-  }
-
   /// The value a load of `key` gives once it is the holder's, or the last one loaded at the
   /// deadline.
   private func settled(
@@ -170,16 +157,5 @@ extension Checks {
       }
     } while clock.now < end
     return stored
-  }
-}
-
-/// A thread's answer to the delivery check: `nil` until it is given.
-private final class Outcome: Sendable {
-  private let state = Mutex<Bool?>(nil)
-
-  var value: Bool? { state.withLock { $0 } }
-
-  func set(_ value: Bool) {
-    state.withLock { $0 = value }
   }
 }
