@@ -301,6 +301,11 @@ def rows_of(f, filtered):
               "—")
     ratio_row("defaults: flock + read + merge + atomic write by hand vs Data.write .atomic alone"
               " (in turns)", save("locked"), save("atomic"), "µs", float("inf"), "—")
+    ratio_row("defaults set + save() vs Data.write .atomic in the folder the key watches (the"
+              " kernel tells the watcher of each step, on the writing thread; in turns)",
+              save("tether"), save("watched"), "µs", float("inf"), "—")
+    ratio_row("defaults: Data.write .atomic in the watched folder vs in a folder nobody watches"
+              " (in turns)", save("watched"), save("atomic"), "µs", float("inf"), "—")
     ratio_row("config bootstrap, 1,000 mapped keys (baseline: split the text by hand)",
               ms(at("config.tether")), ms(at("config.byhand")), "ms", float("inf"), "—")
 

@@ -16,7 +16,8 @@ func defaultsBenchmarks() {
     metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 3,
     maxDuration: .seconds(3), maxIterations: 60)
 
-  let store = DefaultsStore(file: scratchFolder("defaults").appending(path: "defaults.ini"))
+  let folder = scratchFolder("defaults")
+  let store = DefaultsStore(file: folder.appending(path: "defaults.ini"))
   let count = Shared(wrappedValue: 0, .defaults("count", store: store))
   let suite = "tether-bench-\(ProcessInfo.processInfo.processIdentifier)"
   let foundation = UserDefaults(suiteName: suite)!
@@ -30,14 +31,20 @@ func defaultsBenchmarks() {
   Benchmark("defaults.set.tether", configuration: getConfiguration) { _ in
     for _ in 0..<sets { count.withLock { $0 += 1 } }
   }
-  defaultsSaveBenchmark(count: count, foundation: foundation, suite: suite)
+  defaultsSaveBenchmark(
+    count: count, watched: folder.appending(path: "beside.ini"), foundation: foundation,
+    suite: suite)
 }
 
 /// A defaults key's `withLock` + `save()` against three baselines, taking turns in one
 /// benchmark (one save of each per turn, the order rotating), each side's time per save a
 /// custom metric in microseconds:
 /// - `tether.us`: `withLock` + `save()`, on disk when it returns, replaced atomically;
-/// - `atomic.us`: the file's new bytes written with `Data.write(options: .atomic)`;
+/// - `atomic.us`: the file's new bytes written with `Data.write(options: .atomic)`, in a folder
+///   nobody watches;
+/// - `watched.us`: the same, beside the defaults file, in the folder its key watches: the kernel
+///   then tells the watcher of every step (the temp file made, written, renamed), on the
+///   writing thread, as it does for Tether's save;
 /// - `locked.us`: what a save must do to lose nothing another process wrote, by hand: the
 ///   file's lock, the read of what it holds now, its `count` line changed, an atomic write
 ///   (temporary file, `fsync`, `rename`), as the file transaction's baseline does;
@@ -46,9 +53,9 @@ func defaultsBenchmarks() {
 /// Apart, each in a process of its own, the same save's median moved by up to 1.5× from one
 /// process to the next on this VM (an `fsync` is most of it), and the ratio with it.
 private func defaultsSaveBenchmark(
-  count: Shared<Int>, foundation: UserDefaults, suite: String
+  count: Shared<Int>, watched: URL, foundation: UserDefaults, suite: String
 ) {
-  let sides = ["tether.us", "atomic.us", "locked.us", "foundation.us"]
+  let sides = ["tether.us", "atomic.us", "locked.us", "foundation.us", "watched.us"]
   let byHand = scratchFolder("defaults-byhand").appending(path: "defaults.ini")
   let locked = scratchFolder("defaults-locked-byhand").appending(path: "defaults.ini")
   let lock = locked.deletingLastPathComponent().appending(path: ".defaults.ini.lock")
@@ -71,6 +78,8 @@ private func defaultsSaveBenchmark(
         .split(separator: "\n", omittingEmptySubsequences: false)
       let merged = lines.map { $0.hasPrefix("count =") ? "count = \(written)" : String($0) }
       try writeAtomically(Data(merged.joined(separator: "\n").utf8), to: locked)
+    case 4:
+      try Data("count = \(written)\n".utf8).write(to: watched, options: .atomic)
     default:
       foundation.set(foundation.integer(forKey: "count") + 1, forKey: "count")
       foundation.synchronize()
