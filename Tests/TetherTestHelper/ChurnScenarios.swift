@@ -26,14 +26,22 @@ extension Helper {
     }
     let churning = DispatchSemaphore(value: 0)
     let churned = DispatchGroup()
+    // Set once the change is made and the watcher resumed: each thread makes 600 more keys from
+    // there, however long the noise took to queue (a fixed count in all raced that, and lost
+    // to it in a loaded run).
+    let changeMade = Atomic(false)
     for thread in 0..<8 {
       churned.enter()
       Thread {
-        for round in 0..<600 {
+        var round = 0
+        var afterTheChange = 0
+        while afterTheChange < 600 {
           if thread == 0 && round == 20 { churning.signal() }
           let url = URL(filePath: "\(root)/k\(thread)-\(round % 5)/value.json")
           let key = Shared(wrappedValue: 0, .fileStorage(url))
           _ = key.wrappedValue
+          round += 1
+          if changeMade.load(ordering: .acquiring) { afterTheChange += 1 }
         }
         churned.leave()
       }.start()
@@ -48,6 +56,7 @@ extension Helper {
     write("\(bystander).new", "after")
     guard rename("\(bystander).new", bystander) == 0 else { fail("rename: \(errno)") }
     FileWatcher.shared.resumeForTesting()
+    changeMade.store(true, ordering: .releasing)
     churned.wait()
     let churnEnded = ContinuousClock.now
     let arrivals = recorder.waitAndCount()

@@ -82,10 +82,10 @@ public enum HelperCommand: Codable, Sendable, Equatable {
   /// waited through it, and whether a change made afterwards arrived.
   case watchChurnUnderFlood(folder: String)
 
-  /// Eight threads make and drop file keys in folders of `folder` not made yet (600 each)
-  /// while the watcher thread takes up 8,000 events queued before a watched file's change
-  /// (queued while it was paused). Reports whether the change arrived while the keys were
-  /// still being made (``HelperReport/deliveredWhileChurning``), and at all.
+  /// Eight threads make and drop file keys in folders of `folder` not made yet (600 each once
+  /// the change is made) while the watcher thread takes up 8,000 events queued before a watched
+  /// file's change (queued while it was paused). Reports whether the change arrived while the
+  /// keys were still being made (``HelperReport/deliveredWhileChurning``), and at all.
   case keyChurn(folder: String)
 
   /// The watcher's queue overflows again and again (paused, flooded, resumed, every few hundred
