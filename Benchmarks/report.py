@@ -306,6 +306,9 @@ def rows_of(f, filtered):
               save("tether"), save("watched"), "µs", float("inf"), "—")
     ratio_row("defaults: Data.write .atomic in the watched folder vs in a folder nobody watches"
               " (in turns)", save("watched"), save("atomic"), "µs", float("inf"), "—")
+    ratio_row("defaults set + save() vs the same guarantee by hand in the watched folder: flock +"
+              " read + merge the line + atomic write, beside the defaults file (in turns)",
+              save("tether"), save("locked-watched"), "µs", float("inf"), "—")
     ratio_row("config bootstrap, 1,000 mapped keys (baseline: split the text by hand)",
               ms(at("config.tether")), ms(at("config.byhand")), "ms", float("inf"), "—")
 

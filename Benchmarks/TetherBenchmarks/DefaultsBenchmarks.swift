@@ -36,7 +36,7 @@ func defaultsBenchmarks() {
     suite: suite)
 }
 
-/// A defaults key's `withLock` + `save()` against three baselines, taking turns in one
+/// A defaults key's `withLock` + `save()` against five baselines, taking turns in one
 /// benchmark (one save of each per turn, the order rotating), each side's time per save a
 /// custom metric in microseconds:
 /// - `tether.us`: `withLock` + `save()`, on disk when it returns, replaced atomically;
@@ -48,6 +48,8 @@ func defaultsBenchmarks() {
 /// - `locked.us`: what a save must do to lose nothing another process wrote, by hand: the
 ///   file's lock, the read of what it holds now, its `count` line changed, an atomic write
 ///   (temporary file, `fsync`, `rename`), as the file transaction's baseline does;
+/// - `locked-watched.us`: the same, of a file beside the defaults file, in the watched folder:
+///   the whole of what a save must do, by hand;
 /// - `foundation.us`: `UserDefaults` set + `synchronize()`, which rewrites the file in place.
 ///
 /// Apart, each in a process of its own, the same save's median moved by up to 1.5× from one
@@ -55,11 +57,26 @@ func defaultsBenchmarks() {
 private func defaultsSaveBenchmark(
   count: Shared<Int>, watched: URL, foundation: UserDefaults, suite: String
 ) {
-  let sides = ["tether.us", "atomic.us", "locked.us", "foundation.us", "watched.us"]
+  let sides = [
+    "tether.us", "atomic.us", "locked.us", "foundation.us", "watched.us", "locked-watched.us",
+  ]
   let byHand = scratchFolder("defaults-byhand").appending(path: "defaults.ini")
   let locked = scratchFolder("defaults-locked-byhand").appending(path: "defaults.ini")
-  let lock = locked.deletingLastPathComponent().appending(path: ".defaults.ini.lock")
+  let lockedWatched = watched.deletingLastPathComponent().appending(path: "locked.ini")
   var written = 0
+  /// The line changed under the file's lock, read and written by hand.
+  func lockedMerge(into file: URL) throws {
+    let lock = file.deletingLastPathComponent().appending(path: ".\(file.lastPathComponent).lock")
+    let descriptor = open(lock.path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
+    guard descriptor >= 0, flock(descriptor, LOCK_EX) == 0 else {
+      throw BenchmarkFailure("cannot lock \(lock.path)")
+    }
+    defer { close(descriptor) }
+    let lines = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+      .split(separator: "\n", omittingEmptySubsequences: false)
+    let merged = lines.map { $0.hasPrefix("count =") ? "count = \(written)" : String($0) }
+    try writeAtomically(Data(merged.joined(separator: "\n").utf8), to: file)
+  }
   func save(_ side: Int) async throws {
     written += 1
     switch side {
@@ -69,17 +86,11 @@ private func defaultsSaveBenchmark(
     case 1:
       try Data("count = \(written)\n".utf8).write(to: byHand, options: .atomic)
     case 2:
-      let descriptor = open(lock.path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
-      guard descriptor >= 0, flock(descriptor, LOCK_EX) == 0 else {
-        throw BenchmarkFailure("cannot lock \(lock.path)")
-      }
-      defer { close(descriptor) }
-      let lines = String(decoding: try Data(contentsOf: locked), as: UTF8.self)
-        .split(separator: "\n", omittingEmptySubsequences: false)
-      let merged = lines.map { $0.hasPrefix("count =") ? "count = \(written)" : String($0) }
-      try writeAtomically(Data(merged.joined(separator: "\n").utf8), to: locked)
+      try lockedMerge(into: locked)
     case 4:
       try Data("count = \(written)\n".utf8).write(to: watched, options: .atomic)
+    case 5:
+      try lockedMerge(into: lockedWatched)
     default:
       foundation.set(foundation.integer(forKey: "count") + 1, forKey: "count")
       foundation.synchronize()
@@ -92,6 +103,7 @@ private func defaultsSaveBenchmark(
       maxIterations: 1)
   ) { benchmark in
     try writeAtomically(Data("count = 0\n".utf8), to: locked)
+    try writeAtomically(Data("count = 0\n".utf8), to: lockedWatched)
     for side in sides.indices { try await save(side) }
     let clock = ContinuousClock()
     for turn in 0..<400 {
