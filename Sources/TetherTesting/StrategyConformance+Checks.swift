@@ -36,7 +36,8 @@ struct Checks: Sendable {
     await isolated("errors") { try await errors() }
     await isolated("concurrency") { try await concurrency() }
     await isolated("echo") { try await echo() }
-    await isolated("delivery") { try await delivery() }
+    await isolated("delivery") { try await delivery(.withLock) }
+    await isolated("delivery save") { try await delivery(.save) }
     await isolated("transactions") { try await transactions() }
     await isolated("resets") { try await resets() }
   }

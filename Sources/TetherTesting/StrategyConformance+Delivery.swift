@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import Tether
@@ -10,18 +11,33 @@ private let deliveryValues = Atomic<Int>(0)
 /// from the store, not yet shown by the holder) was made without seeing the edit. Whatever the
 /// strategy makes of it — the change written over the edit, or dropped as older — the holder
 /// and the store must end on one value: no delivery takes the holder back to the edit once the
-/// store has the change.
+/// store has the change. A `save()` of the change says which it was: it returns once the change
+/// is stored, and throws when the store dropped it.
 extension Checks {
   /// How many times the check tries to make its change while the edit's delivery is held: a
   /// loaded machine can run the suite's task only after the hold has ended.
   private static let deliveryRounds = 3
 
-  func delivery() async throws {
+  /// How the delivery check's holder makes its change while the edit's delivery is held.
+  enum DeliveryChange: Sendable {
+    /// `withLock` alone, which hands the change to the key's `save` (context `.didSet`).
+    case withLock
+    /// `withLock`, then `save()` (the key's `save` with context `.userInitiated`), whose
+    /// outcome the caller is told.
+    case save
+
+    /// The check's name, starting each of its failures.
+    var check: String { self == .withLock ? "delivery" : "delivery save" }
+    /// What names the check's key.
+    fileprivate var keyLabel: String { self == .withLock ? "delivery" : "deliverySave" }
+  }
+
+  func delivery(_ how: DeliveryChange) async throws {
     guard let externalEdit else { return }
-    let check = "delivery"
+    let check = how.check
     let key: any SharedKey<GatedNumber>
     do {
-      key = try directKey(check, as: GatedNumber.self)
+      key = try directKey(how.keyLabel, as: GatedNumber.self)
     } catch let error as TetherError {
       if case .unsupportedType = error {
         return findings.leaveUnchecked(
@@ -30,12 +46,14 @@ extension Checks {
       return fail("\(check): key(named:as:) threw \(error)")
     }
     let holder = Shared(
-      wrappedValue: GatedNumber(rawValue: 0), self.key(check, as: GatedNumber.self))
+      wrappedValue: GatedNumber(rawValue: 0), self.key(how.keyLabel, as: GatedNumber.self))
     for _ in 0..<Self.deliveryRounds {
       let base = 1_000_000_000 + deliveryValues.add(1, ordering: .relaxed).newValue * 100
       holder.withLock { $0 = GatedNumber(rawValue: base + 1) }
       try await holder.save()
-      switch try await deliveryRound(key, holder, base: base, externalEdit) {
+      let round = DeliveryRound(
+        key: key, holder: holder, base: base, how: how, name: name(how.keyLabel))
+      switch try await run(round, externalEdit) {
       case .madeWhileHeld, .failed: return
       case .madeAfterwards: continue
       case .neverReached:
@@ -54,51 +72,64 @@ extension Checks {
       """)
   }
 
-  /// How a round of the delivery check went.
-  private enum DeliveryRound {
-    /// The change was made while the edit's delivery was held: the check was made.
-    case madeWhileHeld
-    /// The hold had ended when the change was made: nothing was found, nor could be.
-    case madeAfterwards
-    /// The edit was never decoded as the holder's type.
-    case neverReached
-    /// A failure was recorded.
-    case failed
-  }
-
   /// Edits the key to `base + 7`, holding the edit's decoding (at most 300 ms, then it goes on
   /// by itself), and meanwhile changes the holder to `base + 2` with `withLock` (which hands the
-  /// change to the key's `save`); then expects the holder and the store to settle on one value,
-  /// and a change made after that to be saved.
+  /// change to the key's `save`), and saves it with `save()` when the round says so; then
+  /// expects the holder and the store to settle on one value — the change's when `save()`
+  /// returned, another when it threw — and a change made after that to be saved.
   ///
-  /// The change is not saved with `save()` inside the hold: the suite's task may run it only
-  /// after the delivery, when it saves whatever the holder shows then.
-  private func deliveryRound(
-    _ key: any SharedKey<GatedNumber>, _ holder: Shared<GatedNumber>, base: Int,
+  /// The change is made on a thread of its own as soon as the decoding is held, and the
+  /// `save()` on a task started there: the suite's own task may run only after the delivery.
+  private func run(
+    _ round: DeliveryRound,
     _ externalEdit: @Sendable (_ name: String, _ value: Int) async throws -> Void
-  ) async throws -> DeliveryRound {
-    let check = "delivery"
-    let (edit, change, later) = (base + 7, base + 2, base + 8)
-    // The change is made on a thread of its own as soon as the edit's decoding is held; `nil`
-    // until then, then whether the decoding was still held when the change was made.
-    let changedWhileHeld = Mutex<Bool?>(nil)
+  ) async throws -> DeliveryRound.Outcome {
+    let (check, holder) = (round.how.check, round.holder)
+    let (edit, change, later) = (round.base + 7, round.base + 2, round.base + 8)
+    let progress = DeliveryRound.Cell()
     let gate = DeliveryGate(at: edit) { gate in
       holder.withLock { $0 = GatedNumber(rawValue: change) }
-      let held = !gate.hasLetGo
-      changedWhileHeld.withLock { $0 = held }
+      guard round.how == .save else {
+        let held = !gate.hasLetGo
+        return progress.state.withLock { $0 = .changed(whileHeld: held) }
+      }
+      // The key's `save` is called before `save()` first suspends.
+      Task {
+        let held = !gate.hasLetGo
+        progress.state.withLock { $0 = .saving(whileHeld: held) }
+        let saved: Result<Void, any Error>
+        do {
+          saved = .success(try await holder.save())
+        } catch {
+          saved = .failure(error)
+        }
+        progress.state.withLock { $0 = .saved(whileHeld: held, saved) }
+      }
     }
-    try await externalEdit(name(check), edit)
+    try await externalEdit(round.name, edit)
     // Subscriptions are checked with `Int` keys: one of another type that never sees the edit
     // is kept apart, and the check cannot be made.
-    _ = await staysTrue(for: deadline) { changedWhileHeld.withLock { $0 } == nil }
-    guard let whileHeld = changedWhileHeld.withLock({ $0 }) else {
+    _ = await staysTrue(for: deadline) { !progress.state.withLock { $0.isDone } }
+    let (whileHeld, saved): (Bool, Result<Void, any Error>?)
+    switch progress.state.withLock({ $0 }) {
+    case .waiting:
       gate.disarm()
       return .neverReached
+    case .saving(let held):
+      gate.open()
+      fail(
+        """
+        \(check): save() of a change (\(change)) made \(held ? "while" : "after") an outside \
+        edit (\(edit)) was being delivered did not return within \(deadline)
+        """)
+      return .failed
+    case .changed(let held): (whileHeld, saved) = (held, nil)
+    case .saved(let held, let result): (whileHeld, saved) = (held, result)
     }
     gate.open()
 
     // The store's value, as a load of the strategy's key gives it, and the holder's agree.
-    let stored = await settled(key, holder, check)
+    let stored = await settled(round.key, holder, check)
     let shown = holder.wrappedValue.rawValue
     guard stored == shown else {
       fail(
@@ -109,6 +140,27 @@ extension Checks {
         took after the delivered value (nor may the store take a change it then drops)
         """)
       return .failed
+    }
+    // And it is the change's if its save returned, another if it threw.
+    switch saved {
+    case .success? where stored != change:
+      fail(
+        """
+        \(check): save() of a change (\(change)) made while an outside edit (\(edit)) was \
+        being delivered returned, yet the store holds \(stored.map(String.init) ?? "nothing"): \
+        a save that returns has stored its value; one the store drops for the edit must throw \
+        (TetherError.conflict)
+        """)
+      return .failed
+    case .failure(let error)? where stored == change:
+      fail(
+        """
+        \(check): save() of a change (\(change)) made while an outside edit (\(edit)) was \
+        being delivered threw \(error), yet the store holds the change: a save that throws \
+        has stored nothing
+        """)
+      return .failed
+    case .success?, .failure?, nil: break
     }
 
     // Once the holder shows the store's value, a change it makes is written.
@@ -123,7 +175,7 @@ extension Checks {
         """)
       return .failed
     }
-    let last = await settled(key, holder, check)
+    let last = await settled(round.key, holder, check)
     guard last == later else {
       fail(
         "\(check): save() of a change (\(later)) returned, yet the store holds \(last.map(String.init) ?? "nothing")"
@@ -157,5 +209,52 @@ extension Checks {
       }
     } while clock.now < end
     return stored
+  }
+}
+
+/// One round of the delivery check: its key, holder and values, and how the change is made.
+private struct DeliveryRound: Sendable {
+  let key: any SharedKey<GatedNumber>
+  let holder: Shared<GatedNumber>
+  /// The round's values start here, apart from every other round's.
+  let base: Int
+  let how: Checks.DeliveryChange
+  /// The key's name, under which the outside edit is made.
+  let name: String
+
+  /// How a round went.
+  enum Outcome {
+    /// The change was made while the edit's delivery was held: the check was made.
+    case madeWhileHeld
+    /// The hold had ended when the change was made: nothing was found, nor could be.
+    case madeAfterwards
+    /// The edit was never decoded as the holder's type.
+    case neverReached
+    /// A failure was recorded.
+    case failed
+  }
+
+  /// The round's ``Progress``, shared with the thread and task that make the change.
+  final class Cell: Sendable {
+    let state = Mutex(Progress.waiting)
+  }
+
+  /// Where the change stands, as the thread (or task) making it says.
+  enum Progress: Sendable {
+    /// The edit's decoding has not reached the gate.
+    case waiting
+    /// Made with `withLock`, while the decoding was held or after.
+    case changed(whileHeld: Bool)
+    /// Its `save()` has started, and not returned.
+    case saving(whileHeld: Bool)
+    /// Its `save()` returned or threw.
+    case saved(whileHeld: Bool, Result<Void, any Error>)
+
+    var isDone: Bool {
+      switch self {
+      case .changed, .saved: true
+      case .waiting, .saving: false
+      }
+    }
   }
 }

@@ -47,7 +47,9 @@ import TetherLogging
 ///   outside edit of its key is being delivered (the edit's decoding held for a moment, through
 ///   a value type whose decoding the suite controls): the store may take the change or drop it,
 ///   but the holder and the store must then hold one value, and a change made once the holder
-///   shows the store's value is saved. A strategy meets it by delivering through
+///   shows the store's value is saved. Then again with the change saved with `save()` inside
+///   the hold (**delivery save**): a save that returns must have stored the change, and one
+///   that throws must have stored nothing. A strategy meets both by delivering through
 ///   `SharedSubscriber.give(_:seen:)` (see its documentation). The hold lasts 300 ms at most
 ///   (its thread may be one every key of the strategy delivers on): a change that comes later
 ///   is tried again, up to 3 times. A strategy whose keys of that type never see an edit

@@ -10,10 +10,10 @@ import TetherTesting
 /// never returns while the holder still shows the value the file did not take.
 @Suite(.tetherBootstrap(), .timeLimit(.minutes(2))) struct DefaultsDeliveryConflictTests {
   /// The edit's delivery is held inside the key's decoding (``DeliveryGate``) for 300 ms, in
-  /// which the change and its `save()` are made: the save's conflict arrives after the holder
-  /// has the edit's 7 (it came at once, with the holder still on 2). A run slowed past those
-  /// 300 ms (AddressSanitizer beside the whole suite) makes them after the delivery, and the
-  /// save writes: either way, when it returns or throws, the holder shows what the file holds.
+  /// which the change and its `save()` are made: the save's conflict arrives only once the
+  /// holder has the edit's 7, never while it still shows 2. A run slowed past those 300 ms
+  /// (AddressSanitizer beside the whole suite) makes them after the delivery, and the save
+  /// writes 2: either way, when it returns or throws, the holder shows what the file holds.
   @Test func aSaveDuringTheDeliveryOfAnEditThrowsOnceTheHolderHasTheEdit() async throws {
     try await withTemporaryDirectory { folder in
       let file = folder.appending(path: "defaults.ini")
@@ -28,7 +28,7 @@ import TetherTesting
       $d.withLock { $0 = GatedNumber(rawValue: 2) }
       do {
         try await $d.save()
-        #expect(contents(file) == "d = \(d.rawValue)\n", "a save that returned wrote the holder's")
+        #expect(contents(file) == "d = 2\n", "a save that returned wrote its change")
       } catch let error as TetherError {
         #expect(error == .conflict(key: "d", location: file.path))
         #expect(d.rawValue == 7, "the holder shows what the file holds when the save throws")
