@@ -330,6 +330,9 @@ final class FileStore: PendingWrites, Sendable {
   private func receive(_ change: FileChange) {
     state.view.lock()
     defer { state.view.unlock() }
+    // Before `view` is let go: a write waiting for it (a holder's answer to this content)
+    // expects to replace this content, not the one it replaced.
+    defer { change.handedOver() }
     let content = change.content
     let subscribers = state.withLock { state -> [FileStoreSubscriber] in
       guard change.ownWritesLanded >= state.ownWritesLanded else { return [] }

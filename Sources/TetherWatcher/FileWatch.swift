@@ -1,4 +1,5 @@
 package import Foundation
+import Synchronization
 package import TetherFiles
 
 /// A subscription to one file's changes; cancelled by ``cancel()`` or when released.
@@ -93,9 +94,42 @@ package struct FileChange: Sendable {
   /// How many of this process's writes of the file had landed when it was read (see
   /// ``FileWatch/ownWritesLanded``).
   package let ownWritesLanded: UInt64
+  /// Records the content as handed over (what a write expects to replace); for the last of
+  /// the file's subscribers only.
+  private let handOver: HandOver?
 
   package init(content: FileContent, ownWritesLanded: UInt64) {
+    self.init(content: content, ownWritesLanded: ownWritesLanded, handOver: nil)
+  }
+
+  init(content: FileContent, ownWritesLanded: UInt64, handOver: HandOver?) {
     self.content = content
     self.ownWritesLanded = ownWritesLanded
+    self.handOver = handOver
+  }
+
+  /// Says the subscriber's holders have the content: a write of theirs from now on expects to
+  /// replace it. Call before a write can look, under the lock writes take (a write that looked
+  /// before would expect the content this one replaced, and be refused as a conflict with the
+  /// very change its holders were answering). Only the file's last subscriber is given this to
+  /// do, once every other has the content; the watcher does it after the last one returns if
+  /// the subscriber did not.
+  package func handedOver() { handOver?.run() }
+}
+
+/// Work run once, by whichever asks first.
+final class HandOver: Sendable {
+  private let work: Mutex<(@Sendable () -> Void)?>
+
+  init(_ work: @escaping @Sendable () -> Void) {
+    self.work = Mutex(work)
+  }
+
+  func run() {
+    let work = work.withLock { work in
+      defer { work = nil }
+      return work
+    }
+    work?()
   }
 }

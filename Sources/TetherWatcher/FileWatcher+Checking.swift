@@ -82,10 +82,19 @@ extension FileWatcher {
     _ read: FileSnapshot, of key: HashedPath, to subscribers: [FileSubscribers.Deliver],
     readAfter landed: UInt64
   ) {
-    let change = FileChange(content: read.content, ownWritesLanded: landed)
-    for subscriber in subscribers { subscriber(change) }
-    // Only now may a write of the subscribers' expect to replace it.
-    state.withLock { $0.files.delivered(read, of: key, readAfter: landed) }
+    // Only once every subscriber has it may a write of theirs expect to replace it: the last
+    // one says so as its holders have it, before a write of theirs can look.
+    let handOver = HandOver { [self] in
+      state.withLock { $0.files.delivered(read, of: key, readAfter: landed) }
+    }
+    for (index, subscriber) in subscribers.enumerated() {
+      subscriber(
+        FileChange(
+          content: read.content, ownWritesLanded: landed,
+          handOver: index == subscribers.count - 1 ? handOver : nil))
+    }
+    state.withLock { $0.hooks.afterDelivery[key] }?()
+    handOver.run()
   }
 
   /// Whether new bytes in `path` are to be read again later: while the file changed less than

@@ -15,6 +15,15 @@ extension FileWatcher {
     state.withLock { $0.hooks.ancestorWatch = hook }
   }
 
+  /// Calls `hook` on the delivery queue after each delivery of the file at `path` (absolute,
+  /// standardized) has reached every subscriber, before the watcher does what is left of it:
+  /// a test holds the watcher there to show a write of the subscribers' holders waits for
+  /// nothing the watcher does afterwards. `nil` removes it.
+  package func setAfterDeliveryHookForTesting(_ path: String, _ hook: (@Sendable () -> Void)?) {
+    let key = HashedPath(LexicalPath.normalized(path))
+    state.withLock { $0.hooks.afterDelivery[key] = hook }
+  }
+
   /// Stops the watcher thread reading events until ``resumeForTesting()``: the kernel queues
   /// them meanwhile, and overflows past 16,384. The thread stops at an event this call queues
   /// behind every earlier one, so the queue then holds only what comes after.

@@ -1,3 +1,5 @@
+import TetherFiles
+
 /// What tests and benchmarks hook into the watcher thread, and the markers callers queue behind
 /// the events the kernel holds. Pure state: the watcher guards it with its lock.
 struct WatcherHooks {
@@ -5,6 +7,9 @@ struct WatcherHooks {
   var eventTap: (@Sendable (String) -> Void)?
   /// Called on the thread before it watches an ancestor for folders not made yet.
   var ancestorWatch: (@Sendable (String, Set<String>) -> Void)?
+  /// Called on the delivery queue after a delivery of the file reached every subscriber, by
+  /// the file's path.
+  var afterDelivery: [HashedPath: @Sendable () -> Void] = [:]
   /// Whether a test asked the thread to pause at its pause event.
   var pauseRequested = false
   /// What runs on the delivery queue once the thread reads each marker, by its number.
