@@ -32,7 +32,9 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
 
   /// Creates a subscriber; `nil` in a result stands for "the initial value".
   ///
-  /// Keys that wrap other keys use this to forward or transform deliveries.
+  /// For a subscriber of your own, not a shared value's: a key that wraps another hands the
+  /// wrapped key the subscriber it was given, or one made from it with ``forwarding(_:)``,
+  /// which keeps what ``give(_:seen:)`` promises.
   public init(
     callback: @escaping @Sendable (Result<Value?, any Error>) -> Void,
     onLoading: @escaping @Sendable (Bool) -> Void = { _ in }
@@ -64,6 +66,70 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
     self.onSaved = onSaved
     self.onFallback = onFallback
     self.onInline = onInline
+  }
+
+  /// A subscriber to hand a key that this subscriber's key wraps, of another value type: what
+  /// the wrapped key delivers reaches this subscriber through `transform`, and the wrapped key's
+  /// ``give(_:seen:)`` still runs under the lock the holders' changes are made under.
+  ///
+  /// ```swift
+  /// // A temperature kept in a file as whole tenths of a degree.
+  /// func subscribe(
+  ///   context: LoadContext<Celsius>, subscriber: SharedSubscriber<Celsius>
+  /// ) -> SharedSubscription {
+  ///   tenths.subscribe(
+  ///     context: .userInitiated,
+  ///     subscriber: subscriber.forwarding { (tenths: Int) in Celsius(tenths: tenths) })
+  /// }
+  /// ```
+  ///
+  /// A key that wraps one of its own value type hands on the subscriber it was given. Either
+  /// way, do not make one with ``init(callback:onLoading:)`` to forward with: its `give` runs
+  /// its two closures without that lock, so a holder's change can come between a delivered
+  /// value and its `seen`, and a wrapped key whose store wins over changes made before its
+  /// value (Tether's file, defaults and PostgreSQL keys) takes it for one, and drops it.
+  ///
+  /// A value `transform` throws for is delivered as the error (``yield(throwing:)``): holders
+  /// keep their value and set `loadError`. The wrapped key cannot take the holders' changes
+  /// inline (they are not its values): they reach it through the wrapping key's `save`.
+  public func forwarding<Inner: Sendable>(
+    _ transform: @escaping @Sendable (Inner) throws -> Value
+  ) -> SharedSubscriber<Inner> {
+    let outer = self
+    @Sendable func map(_ inner: Inner?) -> Result<Value?, any Error> {
+      Result { try inner.map(transform) }
+    }
+    return SharedSubscriber<Inner>(
+      forwardingTo: { result in outer.callback(result.flatMap(map)) },
+      onLoading: onLoading,
+      onSaved: onSaved,
+      onFallback: { inner, error in
+        switch map(inner) {
+        case .success(let value): outer.yield(fallingBackTo: value, error: error)
+        // A stand-in that cannot be transformed either: the default, with the store's error.
+        case .failure: outer.yield(fallingBackTo: nil, error: error)
+        }
+      },
+      onRecovered: { outer.onRecovered?() },
+      withHolders: withHolders)
+  }
+
+  /// A subscriber that forwards to another (see ``forwarding(_:)``).
+  private init(
+    forwardingTo callback: @escaping @Sendable (Result<Value?, any Error>) -> Void,
+    onLoading: @escaping @Sendable (Bool) -> Void,
+    onSaved: @escaping @Sendable (Result<Void, any Error>) -> Void,
+    onFallback: @escaping @Sendable (Value?, any Error) -> Void,
+    onRecovered: @escaping @Sendable () -> Void,
+    withHolders: (@Sendable (() -> Void) -> Void)?
+  ) {
+    self.callback = callback
+    self.onLoading = onLoading
+    self.onSaved = onSaved
+    self.onFallback = onFallback
+    self.onRecovered = onRecovered
+    self.onInline = nil
+    self.withHolders = withHolders
   }
 
   /// Delivers what `yield` tells this subscriber, then runs `seen`, with no change of the
