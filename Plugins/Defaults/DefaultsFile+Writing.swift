@@ -38,17 +38,27 @@ extension DefaultsFile {
     }
     view.lock()
     defer { view.unlock() }
-    let (watch, edits, known) = state.withLock { state in
+    let (watch, edits, unchanged, known) = state.withLock { state in
       var edits: [String: Change] = [:]
+      var unchanged: Set<String> = []
       for (name, change) in pending {
         let base = state.literal(of: change.base, for: name)
         let literal = literals[name]
         // What a change made on top of this one finds as its base: this one's value, or for
         // a value that has no literal, and so never reaches the file, this one's base.
         state.taken[name] = (change.serial, literal ?? base)
-        if let literal { edits[name] = Change(literal: literal, base: .some(base)) }
+        guard let literal else { continue }
+        // The value its base has: written already, by the write that made it the base (a
+        // holder's `save()` after its `withLock`), or read from the file. Written again it
+        // could only be refused, if another process changed the line since, and its caller
+        // told "dropped" of a value that was written; that change reaches the holders as news.
+        if literal == base {
+          unchanged.insert(name)
+        } else {
+          edits[name] = Change(literal: literal, base: .some(base))
+        }
       }
-      return (state.watches.first, edits, state.merged)
+      return (state.watches.first, edits, unchanged, state.merged)
     }
     let applied: Applied
     do {
@@ -70,7 +80,7 @@ extension DefaultsFile {
       // on; one whose change was dropped takes the file's.
       for (name, change) in pending
       where state.given[name]?.serial == change.serial
-        && (applied.written.contains(name) || rejected[name] != nil)
+        && (applied.written.contains(name) || unchanged.contains(name) || rejected[name] != nil)
       {
         state.given[name]?.serial = nil
       }

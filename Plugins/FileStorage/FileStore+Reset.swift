@@ -32,8 +32,9 @@ extension FileStore {
     let landed = found ? watch?.ownWritesLanded : nil
     state.withLock { state in
       state.corrupt = nil
-      // What a load or a key read before is not the file any more.
+      // What a load or a key read before is not the file any more, nor what it last wrote.
       state.lastRead = nil
+      state.lastWrite = nil
       if let landed { state.ownWritesLanded = landed }
     }
     _ = consume lock

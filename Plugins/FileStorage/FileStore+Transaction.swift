@@ -54,6 +54,7 @@ extension FileStore {
       state.withLock { state in
         state.corrupt = nil
         if let landed { state.ownWritesLanded = landed }
+        state.lastWrite = landed.map { LastWrite(data: data, landed: $0) }
       }
       written = value
       break

@@ -238,8 +238,13 @@ final class FileStore: PendingWrites, Sendable {
     // delivered after it.
     state.view.lock()
     defer { state.view.unlock() }
-    let (corrupt, watch, editedBefore) = state.withLock {
-      ($0.corrupt, $0.watch, $0.editedBefore)
+    let (corrupt, watch, editedBefore, lastWrite) = state.withLock {
+      ($0.corrupt, $0.watch, $0.editedBefore, $0.lastWrite)
+    }
+    if let lastWrite, let watch,
+      lastWrite.wrote(data, serial: change.serial, landed: watch.ownWritesLanded)
+    {
+      return .writtenAlready
     }
     // Made before its holders were told of an edit, and taken by this writer before that edit
     // could drop it (as it drops a change still pending): the edit wins over it too.
@@ -262,6 +267,7 @@ final class FileStore: PendingWrites, Sendable {
       state.withLock { state in
         state.corrupt = nil
         if let landed { state.ownWritesLanded = landed }
+        state.lastWrite = landed.map { LastWrite(data: data, landed: $0) }
       }
       return .written
     } catch is AtomicFile.Conflict {
@@ -338,6 +344,7 @@ final class FileStore: PendingWrites, Sendable {
       guard change.ownWritesLanded >= state.ownWritesLanded else { return [] }
       if case .data(let data) = content, data != state.corrupt { state.corrupt = nil }
       state.editedBefore = state.nextSerial
+      if state.lastWrite?.editedSince == nil { state.lastWrite?.editedSince = state.nextSerial }
       return state.subscribers
     }
     guard !subscribers.isEmpty else { return }

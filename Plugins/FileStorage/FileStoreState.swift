@@ -36,6 +36,40 @@ struct FileStoreState: Sendable {
   /// when a delivery starts, and again as each holder has it): an earlier one is dropped
   /// rather than written over the edit.
   var editedBefore: UInt64 = 0
+  /// What this store's last write wrote (see ``LastWrite``).
+  var lastWrite: LastWrite?
+}
+
+/// The bytes a store last wrote, and until when a change of the same bytes finds them written.
+///
+/// A holder's `save()` right after its `withLock` is a second change of the value the first
+/// one's write (already under way) carries. Written again, it would only be refused if the file
+/// moved meanwhile — another process answering the first write, say — and its caller told
+/// "dropped" of a value that was written. So a change numbered before the holders were told of
+/// any edit after that write, and holding the same bytes, finds them written.
+///
+/// Only while the file is watched, and no other write of this process's (a key of the file of
+/// another value type) has landed since: its holders are not told of those.
+struct LastWrite: Sendable {
+  /// The bytes written: the buffer the watcher keeps as what it handed over, shared.
+  let data: Data
+  /// How many of this process's writes of the file had landed with it (see
+  /// `FileWatch.ownWritesLanded`).
+  let landed: UInt64
+  /// The number of the first change made once the holders had been told of an edit since the
+  /// write; `nil` while they have been told of none.
+  var editedSince: UInt64?
+
+  init(data: Data, landed: UInt64) {
+    self.data = data
+    self.landed = landed
+  }
+
+  /// Whether a change numbered `serial` that would write `data` finds it written, `landed` of
+  /// this process's writes of the file having landed now.
+  func wrote(_ data: Data, serial: UInt64, landed: UInt64) -> Bool {
+    serial < (editedSince ?? .max) && landed == self.landed && data == self.data
+  }
 }
 
 /// The file as the store last read it, and where the watcher stood before.

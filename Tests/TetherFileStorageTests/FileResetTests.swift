@@ -56,6 +56,22 @@ import TetherTesting
     }
   }
 
+  /// The value written before a reset, set and saved again after it, is written again: the
+  /// reset removed it (a save never finds a value written by a write the reset undid).
+  @Test func theValueWrittenBeforeAResetIsWrittenAgainAfterIt() async throws {
+    try await withTemporaryDirectory { folder in
+      let file = folder.appending(path: "v.json")
+      let value = Shared(wrappedValue: 0, .fileStorage(file))
+      value.withLock { $0 = 5 }
+      try await value.save()
+      try await value.reset()
+      #expect(text(file) == nil)
+      value.withLock { $0 = 5 }
+      try await value.save()
+      #expect(text(file) == "5")
+    }
+  }
+
   /// A change waiting in the throttle window when the reset starts is written first, never
   /// after: once the window has passed, and after a flush, the file is still gone.
   @Test func aPendingThrottledWriteNeverLandsAfterTheReset() async throws {

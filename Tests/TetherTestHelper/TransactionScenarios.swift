@@ -17,6 +17,36 @@ extension Helper {
     }
   }
 
+  /// `rally`: see ``HelperCommand/rally(store:file:key:parity:until:go:)``.
+  static func rally(
+    store: TransactionStore, file: String, key: String, parity: Int, until: Int, go: String
+  ) {
+    holding(store, file: file, key: key, default: 0) { counter in
+      write("\(go).\(parity).ready", "")
+      waitFor(go)
+      var failures: [String: Int] = [:]
+      let deadline = ContinuousClock.now + .seconds(120)
+      while case let seen = counter.wrappedValue, seen < until {
+        guard ContinuousClock.now < deadline else { fail("the rally stopped at \(seen)") }
+        guard seen % 2 == parity else {
+          // Not a spin: two helpers spinning beside the whole suite slow it many times over.
+          usleep(100)
+          continue
+        }
+        counter.withLock { if $0 == seen { $0 = seen + 1 } }
+        do {
+          try await counter.save()
+        } catch {
+          failures["\(error)", default: 0] += 1
+        }
+      }
+      var report = HelperReport()
+      report.seen = counter.wrappedValue
+      report.saveFailures = failures
+      emit(report)
+    }
+  }
+
   /// Runs `body`, waiting for it on this thread, with a holder of the value a transaction or
   /// reset scenario works on: the file at `file`, `key` of the defaults file `file` (which
   /// every registered name maps to), or the row `key` of the PostgreSQL table the config file

@@ -63,6 +63,8 @@ extension Helper {
       transact(store: store, file: file, key: key, count: count, mixed: mixed, tag: tag, go: go)
     case .holdUntilReset(let store, let file, let key, let stored, let ready):
       holdUntilReset(store: store, file: file, key: key, stored: stored, ready: ready)
+    case .rally(let store, let file, let key, let parity, let until, let go):
+      rally(store: store, file: file, key: key, parity: parity, until: until, go: go)
     case .pgHold(let config, let key): pgHold(config: config, key: key)
     case .serviceGroup(let folder): serviceGroup(folder: folder)
     case .givenLogger(let folder): givenLogger(folder: folder)

@@ -188,6 +188,16 @@ public enum HelperCommand: Codable, Sendable, Equatable {
     store: TransactionStore, file: String, key: String, count: Int, mixed: String? = nil,
     tag: String, go: String)
 
+  /// Holds the counter `key` stored in `file` by `store` (as ``transact(store:file:key:count:mixed:tag:go:)``
+  /// does), makes `go`.`parity`.ready and waits for `go`; then answers every value of its
+  /// `parity` (0: even, 1: odd) with the next one, `withLock` and `save()`, as soon as it shows,
+  /// until the value reaches `until` (reported as ``HelperReport/seen``, with the saves that
+  /// threw as ``HelperReport/saveFailures``), or 120 s pass (exits 2, naming the last value).
+  /// Two helpers of opposite parities rally: each stroke is a change the other must see, and a
+  /// change lost stops the rally.
+  case rally(
+    store: TransactionStore, file: String, key: String, parity: Int, until: Int, go: String)
+
   // MARK: PostgreSQL
 
   /// Bootstraps with the config text `config` (mapping `key` to `postgres`), holds

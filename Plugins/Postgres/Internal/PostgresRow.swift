@@ -168,6 +168,7 @@ final class PostgresRow: Sendable {
   /// content this process knows is written over.
   func write(_ change: RowChange) -> ThrottledWriter<RowChange>.Outcome {
     waitForDelivery()
+    guard state.withLock({ $0.knowledge.lastWrite != change }) else { return .writtenAlready }
     var (base, stale) = state.withLock { state in
       state.knowledge.writing += 1
       return (state.knowledge.version, change.epoch != state.knowledge.epoch)
@@ -195,7 +196,7 @@ final class PostgresRow: Sendable {
         ? .rejected(self.error(for: failure)) : .failed(self.error(for: failure))
     }
     stale = written == nil
-    finishWrite(written: written)
+    finishWrite(written: written, change: change)
     guard !stale else {
       waitForDelivery()  // One that made the change stale mid-write: told after it.
       return .conflicted(TetherError.conflict(key: name, location: store.settings.description))
@@ -214,13 +215,20 @@ final class PostgresRow: Sendable {
 
   /// This process deleted the row.
   func deleted() {
-    state.withLock { $0.knowledge.json = nil }
+    state.withLock { state in
+      state.knowledge.json = nil
+      state.knowledge.lastWrite = nil
+    }
   }
 
-  /// Ends a write (`written`, when it landed), then reads an announcement that waited for it.
-  func finishWrite(written: (version: Int64, json: String)?) {
+  /// Ends a write (`written`, when it landed; of the writer's `change`, or of a transaction's
+  /// without one), then reads an announcement that waited for it.
+  func finishWrite(written: (version: Int64, json: String)?, change: RowChange? = nil) {
     let waiting = state.withLock { state -> Int64? in
-      if let written { state.knowledge.wrote(written.version, json: written.json) }
+      if let written {
+        state.knowledge.wrote(written.version, json: written.json)
+        state.knowledge.lastWrite = change
+      }
       state.knowledge.writing -= 1
       let knowledge = state.knowledge
       guard knowledge.writing == 0, knowledge.waitingAnnouncement > knowledge.version else {

@@ -30,7 +30,7 @@ final class PostgresRowHandle: PendingWrites {
 }
 
 /// A change waiting to be written: its JSON, and the ``PostgresRow/epoch`` it was made in.
-struct RowChange: Sendable {
+struct RowChange: Sendable, Equatable {
   let json: String
   let epoch: UInt64
 }

@@ -17,6 +17,11 @@ struct RowKnowledge: Sendable {
   var writing = 0
   /// The newest announcement that waited for a write.
   var waitingAnnouncement: Int64 = 0
+  /// This process's last change written by its writer. A change of the same JSON and epoch
+  /// (made before holders were told anything since: a holder's `save()` after its `withLock`)
+  /// finds it written: written again it could only be refused, if the row moved since, and
+  /// its caller told "dropped" of a value that was written.
+  var lastWrite: RowChange?
 
   /// Takes what a read after an announcement (of `announced`) or a reconnect found: what
   /// holders are to be told, or `nil` when it is nothing new to them.

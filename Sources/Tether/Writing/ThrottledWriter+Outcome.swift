@@ -3,6 +3,9 @@ extension ThrottledWriter {
   /// What became of one write.
   package enum Outcome: Sendable {
     case written
+    /// Nothing to write: what the change holds is what the last write wrote, and nothing has
+    /// come between (see the owner's `perform`). Its callers are told it is written.
+    case writtenAlready
     /// Written but for the parts named (see ``WriteWaiter``), dropped for the errors given
     /// (their stored value changed first).
     case partlyWritten(dropped: [String: any Error])
@@ -21,7 +24,7 @@ extension ThrottledWriter.Outcome {
   /// that went through gets its own error.
   func result(for part: String?) -> Result<Void, any Error> {
     switch self {
-    case .written: return .success(())
+    case .written, .writtenAlready: return .success(())
     case .partlyWritten(let dropped):
       guard let part, let error = dropped[part] else { return .success(()) }
       return .failure(error)

@@ -351,7 +351,7 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
     finishedCount += 1
     var next = false
     switch outcome {
-    case .written, .partlyWritten, .conflicted, .rejected:
+    case .written, .writtenAlready, .partlyWritten, .conflicted, .rejected:
       switch outcome {
       case .written, .partlyWritten: writeCount += 1
       default: break
@@ -389,7 +389,10 @@ package final class ThrottledWriter<Change: Sendable>: @unchecked Sendable {
   private func tell(
     _ waiting: [WriteWaiter], _ outcome: Outcome, thenWriteOn queue: DispatchQueue?
   ) {
-    if case .written = outcome, waiting.isEmpty { recovered() }
+    switch outcome {
+    case .written, .writtenAlready: if waiting.isEmpty { recovered() }
+    default: break
+    }
     warnIfFailed(outcome)
     for waiter in waiting { waiter.completion(outcome.result(for: waiter.part)) }
     if let queue { queue.async { self.writeNext() } }
