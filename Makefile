@@ -46,10 +46,11 @@ test: test-deps lint
 
 # The contention and race tests at full size (8 processes × 1,000 saves on one defaults file,
 # three times; 8 processes × 500 transactions of one file key, of one defaults key and of one
-# PostgreSQL row; editors racing the app for 30 s); `make test` runs them small. Then 1,000 file
-# and 1,000 defaults bootstraps under LeakSanitizer, which fails the run if anything they made
-# is left unreachable.
-SOAK_SUITES := DefaultsContentionTests|DefaultsConflictTests|InPlaceEditorTests|FileTransactionTests|DefaultsTransactionTests|PostgresProcessTests
+# PostgreSQL row; editors racing the app for 30 s; two processes rallying one file key, defaults
+# key and row for 10,000, 10,000 and 4,000 strokes; holders answering 10,000 edits the instant
+# they show, 1,000 of a row); `make test` runs them small. Then 1,000 file and 1,000 defaults
+# bootstraps under LeakSanitizer, which fails the run if anything they made is left unreachable.
+SOAK_SUITES := DefaultsContentionTests|DefaultsConflictTests|InPlaceEditorTests|FileTransactionTests|DefaultsTransactionTests|PostgresProcessTests|RallyTests|EditAnswerTests|WrappingKeyTests
 LEAK_SUITES := ScopeLifetimeTests
 # Then the in-process concurrency tests 20 times, in debug and in release builds, and last the
 # whole suite under AddressSanitizer (`make asan`).

@@ -8,7 +8,7 @@ import TetherTesting
 /// An app's key wrapping a file key of another value type, forwarding its deliveries with
 /// `SharedSubscriber.forwarding(_:)`: a holder's change made the moment an edit is shown is
 /// kept, as with the file key itself.
-@Suite(.tetherBootstrap(), .timeLimit(.minutes(5))) struct WrappingKeyTests {
+@Suite(.tetherBootstrap(), .timeLimit(.minutes(10))) struct WrappingKeyTests {
   /// A thread spins on the holder's value and answers each edit (a whole degree) the instant it
   /// shows, adding a tenth: the answer is made on the edit, and must be written. Without the
   /// holders' lock around the wrapped key's delivery and its `seen` (a subscriber made with
