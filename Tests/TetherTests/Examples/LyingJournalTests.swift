@@ -10,26 +10,8 @@ import TetherTesting
 @Suite(.tetherBootstrap()) struct LyingJournalTests {
   @Test func aJournalDroppingASaveItReportsStoredFailsTheDeliverySaveCheck() async throws {
     try await withTemporaryDirectory { folder in
-      let file = folder.appending(path: "lying.journal")
-      let messages = Mutex<[String]>([])
-      let report = Mutex<StrategyConformance.Report?>(nil)
-      // Intermittent: on a machine too loaded to save while the edit's delivery is held, the
-      // check is not made, and says so.
-      try await withKnownIssue(isIntermittent: true) {
-        let made = try await StrategyConformance.run(
-          LyingJournalStrategy.self, options: "file = \(file.path)",
-          externalEdit: { name, value in
-            try Journal(file: file).append(Journal.tag(name), json: Data("\(value)".utf8))
-          },
-          // The journal's poll may wait for the cooperative pool of a loaded suite.
-          deadline: .seconds(10))
-        report.withLock { $0 = made }
-      } matching: { issue in
-        messages.withLock { $0.append(issue.comments.map(\.rawValue).joined(separator: " ")) }
-        return true
-      }
-      let found = messages.withLock { $0 }
-      let unchecked = report.withLock { $0 }?.unchecked ?? []
+      let (found, report) = try await conformanceFindings(of: LyingJournalStrategy.self, in: folder)
+      let unchecked = report?.unchecked ?? []
       let tooLoaded = unchecked.contains {
         $0.hasPrefix("delivery save:") && $0.contains("too loaded")
       }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import Tether
 import TetherTesting
@@ -9,27 +8,8 @@ import TetherTesting
 @Suite(.tetherBootstrap()) struct StaleJournalTests {
   @Test func aJournalDeliveringLinesOlderThanItsOwnFailsTheDeliveryCheck() async throws {
     try await withTemporaryDirectory { folder in
-      let file = folder.appending(path: "stale.journal")
-      let messages = Mutex<[String]>([])
-      let report = Mutex<StrategyConformance.Report?>(nil)
-      // Intermittent: on a machine too loaded to make the change while the edit's delivery is
-      // held, the check is not made, and says so.
-      try await withKnownIssue(isIntermittent: true) {
-        let made = try await StrategyConformance.run(
-          StaleJournalStrategy.self, options: "file = \(file.path)",
-          externalEdit: { name, value in
-            try Journal(file: file).append(Journal.tag(name), json: Data("\(value)".utf8))
-          },
-          // The failing check waits this out; the journal's poll may wait for the cooperative
-          // pool of a loaded suite.
-          deadline: .seconds(10))
-        report.withLock { $0 = made }
-      } matching: { issue in
-        messages.withLock { $0.append(issue.comments.map(\.rawValue).joined(separator: " ")) }
-        return true
-      }
-      let found = messages.withLock { $0 }
-      let tooLoaded = report.withLock { $0 }?.unchecked.contains { $0.contains("too loaded") }
+      let (found, report) = try await conformanceFindings(of: StaleJournalStrategy.self, in: folder)
+      let tooLoaded = report?.unchecked.contains { $0.contains("too loaded") }
       #expect(
         tooLoaded == true
           || found.contains {
