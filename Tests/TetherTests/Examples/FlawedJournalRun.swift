@@ -30,3 +30,16 @@ func conformanceFindings(
   }
   return (messages.withLock { $0 }, report.withLock { $0 })
 }
+
+extension JournalStrategy {
+  /// The journal's own key for `name`, for a flawed variant to wrap; as `key(named:as:options:)`
+  /// does, it refuses a value type the journal cannot store, naming `kind`.
+  func journalKey<Value: Sendable>(
+    named name: String, as type: Value.Type, options: StrategyOptions, kind: String
+  ) throws -> JournalKey<Value> {
+    guard let key = try key(named: name, as: type, options: options) as? JournalKey<Value> else {
+      throw TetherError.unsupportedType("\(type)", key: name, kind: kind)
+    }
+    return key
+  }
+}

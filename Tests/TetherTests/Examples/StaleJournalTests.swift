@@ -32,10 +32,7 @@ struct StaleJournalStrategy: PersistenceStrategy {
   func key<Value: Sendable>(
     named name: String, as type: Value.Type, options: StrategyOptions
   ) throws -> any SharedKey<Value> {
-    let key = try journal.key(named: name, as: type, options: options)
-    guard let key = key as? JournalKey<Value> else {
-      throw TetherError.unsupportedType("\(type)", key: name, kind: Self.kind)
-    }
+    let key = try journal.journalKey(named: name, as: type, options: options, kind: Self.kind)
     return StaleJournalKey(base: key)
   }
 }
